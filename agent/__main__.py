@@ -1,0 +1,124 @@
+"""The command line: `python -m agent run | scripts | validate | check-request`.
+
+Bad input never shows a traceback: one line on stderr and exit status 2.
+A fake run imports neither streamlit nor anthropic, so it starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from agent.fake import FakeModel
+from agent.loop import RunState, console_lines, run_to_end
+from agent.requests import MODES, check_body
+from agent.scripts import ScriptError, builtin_names, load_script
+from agent.tools import TOOLS
+
+
+class UsageError(Exception):
+    """Bad input from the person at the terminal: said in one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, not a usage block
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def _tool_list(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in TOOLS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"no tool named {unknown[0]!r} (the tools: {', '.join(TOOLS)})")
+    return names
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    script = load_script(args.script)
+    state = RunState(args.task if args.task is not None else script.task, system=script.system,
+                     tool_names=args.tools if args.tools is not None else script.tools,
+                     max_turns=args.max_turns or script.max_turns)
+    run_to_end(state, FakeModel(script, mode=args.mode))
+    print("\n".join(console_lines(state)))
+    return 0
+
+
+def cmd_scripts(args: argparse.Namespace) -> int:
+    names = builtin_names()
+    width = max(map(len, names))
+    for name in names:
+        print(f"{name:<{width}}  {load_script(name).title}")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    script = load_script(args.file)
+    print(f"ok: {args.file}: {len(script.replies)} replies")
+    return 0
+
+
+def cmd_check_request(args: argparse.Namespace) -> int:
+    try:
+        body = json.loads(Path(args.file).read_text() if args.file != "-" else sys.stdin.read())
+    except OSError as exc:
+        raise UsageError(f"{args.file}: cannot read it ({exc.strerror or exc})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{args.file}: not JSON ({exc})") from None
+    problems = check_body(body, args.mode)
+    for problem in problems:
+        print(f"bad request: {problem}")
+    if not problems:
+        print("ok")
+    return 1 if problems else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m agent", description="Loop Sandbox: step and check an LLM agent loop.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run = commands.add_parser("run", help="run the loop on a FakeModel script and print what it did")
+    run.add_argument("script", help="a script file, or a built-in script's name (see `scripts`)")
+    run.add_argument("--task", help="the task to start with (the script's replies stay what they are)")
+    run.add_argument("--max-turns", type=_positive, help="the turn limit (default: the script's, or 40)")
+    run.add_argument("--tools", type=_tool_list, help="the tools the agent is given, e.g. add,word_count")
+    run.add_argument("--mode", choices=MODES, default="lesson", help="how strictly requests are checked")
+    run.set_defaults(handler=cmd_run)
+
+    commands.add_parser("scripts", help="list the built-in scripts").set_defaults(handler=cmd_scripts)
+
+    validate = commands.add_parser("validate", help="check a script file")
+    validate.add_argument("file")
+    validate.set_defaults(handler=cmd_validate)
+
+    check = commands.add_parser("check-request", help="check a Messages API request body (or a messages list)")
+    check.add_argument("file", help="a JSON file, or - for standard input")
+    check.add_argument("--mode", choices=MODES, default="lesson")
+    check.set_defaults(handler=cmd_check_request)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        handler: Callable[[argparse.Namespace], int] = args.handler
+        return handler(args)
+    except (UsageError, ScriptError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

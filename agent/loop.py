@@ -1,0 +1,212 @@
+"""The agent loop, one turn at a time.
+
+Start with the task. Each turn, send the whole conversation and append the
+model's whole reply. Branch on `stop_reason`: `end_turn` is the answer;
+`tool_use` means run every call and append one user message of results; any
+other reason stops the loop without running anything. Stop at the turn limit.
+
+`step` runs exactly one turn and returns its record; `run_to_end` is `step`
+until the loop has finished. The whole state of a run is plain data
+(`RunState`) that can be written to JSON and read back.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from agent.requests import RequestRejected
+from agent.tools import TOOLS, ToolRun, call_tool, tool_schemas
+
+MAX_TURNS = 40
+MAX_TOKENS = 1024
+
+
+class Model(Protocol):
+    """Anything that answers a request with a reply dict in the API's shape."""
+
+    def create(self, messages: list[dict[str, Any]], *, system: str, tools: list[dict[str, Any]],
+               max_tokens: int) -> dict[str, Any]: ...
+
+
+@dataclass
+class TurnRecord:
+    """What happened in one turn (or in one failed attempt at a turn)."""
+
+    turn: int
+    """The turn's number, counting from 1."""
+    sent: int
+    """How many messages the request carried."""
+    branch: str = ""
+    """What the loop did: `answer`, `tool_use`, `stopped`, `limit`, `bad_request` or `model_error`."""
+    reply: dict[str, Any] | None = None
+    """The model's reply, as it came back; None when the request failed."""
+    tool_runs: list[ToolRun] = field(default_factory=list)
+    """Every tool call of the reply, in order, as it ran."""
+    error: str | None = None
+    """Why the request failed, for `bad_request` and `model_error`."""
+    model_seconds: float = 0.0
+    """Wall time of the model call."""
+    seconds: float = 0.0
+    """Wall time of the whole turn: the model call and the tools."""
+
+    @property
+    def counted(self) -> bool:
+        """A failed attempt is not a turn: the next step tries the same turn again."""
+        return self.branch != "model_error"
+
+    @property
+    def usage(self) -> dict[str, int]:
+        return dict((self.reply or {}).get("usage") or {})
+
+
+@dataclass
+class RunState:
+    """Everything about one run of the loop, as plain data."""
+
+    task: str
+    """What the person asked; the first user message."""
+    system: str = ""
+    """The system prompt sent with every request."""
+    tool_names: list[str] = field(default_factory=lambda: list(TOOLS))
+    """The tools this agent is given."""
+    max_turns: int = MAX_TURNS
+    """The turn limit."""
+    max_tokens: int = MAX_TOKENS
+    """The most tokens one reply may have."""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    """The conversation, in the API's own shape."""
+    records: list[TurnRecord] = field(default_factory=list)
+    """One record per turn, and one per failed attempt."""
+    result: str | None = None
+    """What the loop returned, once it has finished."""
+
+    def __post_init__(self) -> None:
+        if not self.messages:
+            self.messages.append({"role": "user", "content": self.task})
+
+    @property
+    def turn(self) -> int:
+        """Turns taken so far (a failed attempt at a turn does not count)."""
+        if not self.records:
+            return 0
+        last = self.records[-1]
+        return last.turn if last.counted else last.turn - 1
+
+    @property
+    def done(self) -> bool:
+        return self.result is not None
+
+    @property
+    def error(self) -> str | None:
+        """Why the latest attempt failed, while the turn it tried is still to be done."""
+        if not self.done and self.records and not self.records[-1].counted:
+            return self.records[-1].error
+        return None
+
+    def request(self, record: TurnRecord) -> dict[str, Any]:
+        """The request that a turn sent: the conversation only grows, so it is a prefix."""
+        return {"max_tokens": self.max_tokens, "system": self.system, "tools": tool_schemas(self.tool_names),
+                "messages": self.messages[:record.sent]}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunState:
+        records = [TurnRecord(**{**r, "tool_runs": [ToolRun(**t) for t in r["tool_runs"]]})
+                   for r in data.get("records", [])]
+        return cls(**{**data, "records": records})
+
+    @classmethod
+    def from_json(cls, text: str) -> RunState:
+        return cls.from_dict(json.loads(text))
+
+
+def describe_error(exc: Exception) -> str:
+    """A model's exception in words: status, type and message where the SDK gives them."""
+    status, kind = getattr(exc, "status_code", None), getattr(exc, "type", None)
+    message = getattr(exc, "api_message", None) or getattr(exc, "message", None) or str(exc)
+    if status:
+        return f"{status} {kind}: {message}" if kind else f"{status}: {message}"
+    return message if type(exc).__module__.startswith("agent") else f"{type(exc).__name__}: {message}"
+
+
+def _is_bad_request(exc: Exception) -> bool:
+    # The real API's refusal (a 400) is the same news as the FakeModel's.
+    return isinstance(exc, RequestRejected) or getattr(exc, "status_code", None) == 400
+
+
+def step(state: RunState, model: Model) -> TurnRecord:
+    """Run exactly one turn of the loop and return its record."""
+    if state.done:
+        raise RuntimeError(f"the loop has finished: {state.result}")
+    started = time.perf_counter()
+    record = TurnRecord(turn=state.turn + 1, sent=len(state.messages))
+    try:
+        reply = model.create(state.messages, system=state.system, tools=tool_schemas(state.tool_names),
+                             max_tokens=state.max_tokens)
+    except Exception as exc:  # a failing model is a state of the run, never a crash
+        record.error = describe_error(exc)
+        if _is_bad_request(exc):
+            record.branch, state.result = "bad_request", f"bad request: {getattr(exc, 'api_message', None) or exc}"
+        else:
+            record.branch = "model_error"
+        record.model_seconds = record.seconds = time.perf_counter() - started
+        state.records.append(record)
+        return record
+    record.model_seconds = time.perf_counter() - started
+    record.reply = reply
+    state.messages.append({"role": "assistant", "content": reply["content"]})
+
+    stop_reason = reply.get("stop_reason")
+    if stop_reason == "end_turn":
+        record.branch = "answer"
+        state.result = "".join(b["text"] for b in reply["content"] if b.get("type") == "text")
+    elif stop_reason != "tool_use":  # max_tokens, refusal, ...: a cut-off call must never run
+        record.branch = "stopped"
+        state.result = f"stopped: {stop_reason}"
+    else:
+        calls = [b for b in reply["content"] if b.get("type") == "tool_use"]
+        record.tool_runs = [call_tool(b, state.tool_names) for b in calls]
+        state.messages.append({"role": "user", "content": [run.result_block() for run in record.tool_runs]})
+        record.branch = "tool_use"
+        if record.turn >= state.max_turns:
+            record.branch = "limit"
+            state.result = f"stopped: no answer after {state.max_turns} turns"
+    record.seconds = time.perf_counter() - started
+    state.records.append(record)
+    return record
+
+
+def run_to_end(state: RunState, model: Model) -> str:
+    """Step until the loop finishes, or until the model fails; returns what the loop returned."""
+    while not state.done:
+        if not step(state, model).counted:
+            return f"model error: {state.error}"
+    return state.result
+
+
+def run_agent(task: str, model: Model, tool_names: list[str] | None = None, system: str = "",
+              max_turns: int = MAX_TURNS) -> str:
+    """The lesson's `run_agent`: the whole loop for one task."""
+    state = RunState(task, system=system, tool_names=list(TOOLS) if tool_names is None else tool_names,
+                     max_turns=max_turns)
+    return run_to_end(state, model)
+
+
+def console_lines(state: RunState) -> list[str]:
+    """What the lesson's exercise prints for this run so far: the calls, the result, the request sizes."""
+    lines = [f"turn {record.turn}: {run.name} {json.dumps(run.input, sort_keys=True)} -> {run.content}"
+             for record in state.records for run in record.tool_runs]
+    if state.done:
+        lines.append(f"result: {state.result}")
+    elif state.error:
+        lines.append(f"result: model error: {state.error}")
+    lines.append("messages sent each turn: " + ", ".join(str(r.sent) for r in state.records if r.counted))
+    return lines
