@@ -47,6 +47,8 @@ class TurnRecord:
     """Every tool call of the reply, in order, as it ran."""
     error: str | None = None
     """Why the request failed, for `bad_request` and `model_error`."""
+    retryable: bool = False
+    """Whether the failure is one worth trying again (overload, rate limit, 5xx, network), as the SDK judges."""
     model_seconds: float = 0.0
     """Wall time of the model call."""
     seconds: float = 0.0
@@ -137,6 +139,14 @@ def describe_error(exc: Exception) -> str:
     return message if type(exc).__module__.startswith("agent") else f"{type(exc).__name__}: {message}"
 
 
+def _is_retryable(exc: Exception) -> bool:
+    # The SDK's own rule: 408, 409, 429 and 5xx are retried, and so is a lost connection.
+    status = getattr(exc, "status_code", None)
+    if status is not None:
+        return status in (408, 409, 429) or status >= 500
+    return type(exc).__name__ in ("APIConnectionError", "APITimeoutError")
+
+
 def _is_bad_request(exc: Exception) -> bool:
     # The real API's refusal (a 400) is the same news as the FakeModel's.
     return isinstance(exc, RequestRejected) or getattr(exc, "status_code", None) == 400
@@ -156,7 +166,7 @@ def step(state: RunState, model: Model) -> TurnRecord:
         if _is_bad_request(exc):
             record.branch, state.result = "bad_request", f"bad request: {getattr(exc, 'api_message', None) or exc}"
         else:
-            record.branch = "model_error"
+            record.branch, record.retryable = "model_error", _is_retryable(exc)
         record.model_seconds = record.seconds = time.perf_counter() - started
         state.records.append(record)
         return record
@@ -184,10 +194,18 @@ def step(state: RunState, model: Model) -> TurnRecord:
     return record
 
 
-def run_to_end(state: RunState, model: Model) -> str:
-    """Step until the loop finishes, or until the model fails; returns what the loop returned."""
+def run_to_end(state: RunState, model: Model, retries: int = 2) -> str:
+    """Step until the loop finishes; returns what the loop returned.
+
+    A failed request that is worth retrying (an overload, say) is tried again,
+    but only `retries` times in a row; any other failure stops the run at
+    once. Either way the state stays intact and a later `step` can try again.
+    """
+    failures = 0
     while not state.done:
-        if not step(state, model).counted:
+        record = step(state, model)
+        failures = 0 if record.counted else failures + 1
+        if failures and (failures > retries or not record.retryable):
             return f"model error: {state.error}"
     return state.result
 
@@ -202,8 +220,12 @@ def run_agent(task: str, model: Model, tool_names: list[str] | None = None, syst
 
 def console_lines(state: RunState) -> list[str]:
     """What the lesson's exercise prints for this run so far: the calls, the result, the request sizes."""
-    lines = [f"turn {record.turn}: {run.name} {json.dumps(run.input, sort_keys=True)} -> {run.content}"
-             for record in state.records for run in record.tool_runs]
+    lines = []
+    for record in state.records:
+        if record.branch == "model_error":
+            lines.append(f"turn {record.turn}: model error: {record.error}")
+        lines.extend(f"turn {record.turn}: {run.name} {json.dumps(run.input, sort_keys=True)} -> {run.content}"
+                     for run in record.tool_runs)
     if state.done:
         lines.append(f"result: {state.result}")
     elif state.error:

@@ -177,9 +177,10 @@ class RequestChecker:
         if start == 0 and isinstance(messages[0], dict) and messages[0].get("role") in ("user", "assistant") \
                 and messages[0]["role"] != "user":
             problems.append('messages: first message must use the "user" role')
-        previous: _Turn | None = None
+        # The turn before `start` was checked already; it is the context that
+        # the first new turn pairs with.
+        previous = self._turn_before(messages, start) if start else None
         last: _Turn | None = None
-        settled = start
         for turn in self._turns(messages, start, problems):
             self._check_pair(previous, turn, problems)
             for i, j, block in turn.blocks:
@@ -188,13 +189,22 @@ class RequestChecker:
                         problems.append(f"messages.{i}.content.{j}: `tool_use` ids must be unique")
                     self._ids.append((i, block["id"]))
                     self._id_set.add(block["id"])
-            if previous is not None:
-                settled = turn.first
             previous = last = turn
         if last is not None:
             self._check_final(messages, last, problems)
-        self._settled = settled
+            self._settled = last.first
         return problems
+
+    def _turn_before(self, messages: list[Any], start: int) -> _Turn:
+        """The already-checked turn that ends just before `start`."""
+        role, first = messages[start - 1]["role"], start - 1
+        if self.mode == "real-api":
+            while first > 0 and messages[first - 1]["role"] == role:
+                first -= 1
+        turn = _Turn(role, first)
+        for i in range(first, start):
+            turn.blocks.extend((i, j, block) for j, block in enumerate(_blocks(messages[i]["content"])))
+        return turn
 
     @staticmethod
     def _check_pair(before: _Turn | None, turn: _Turn, problems: list[str]) -> None:

@@ -20,12 +20,12 @@ NOTES: dict[str, str] = {
     "notes.txt": (
         "Shopping: oat milk, lemons, rice.\n"
         "Call the plumber about the kitchen tap.\n"
-        "Book club reads 'The Remains of the Day' next month.\n"
+        "Book club reads 'The Remains of the Day' next month."
     ),
     "todo.txt": (
         "Send Omid the slides from Tuesday.\n"
         "Renew the library card.\n"
-        "Water the plants on the balcony.\n"
+        "Water the plants on the balcony."
     ),
 }
 
