@@ -89,9 +89,14 @@ def _message_problems(messages: list[Any], i: int, mode: str) -> tuple[list[str]
             elif not text.strip():
                 problems.append("messages: text content blocks must contain non-whitespace text")
         elif kind == "tool_use":
+            for name in ("id", "name", "input"):
+                if name not in block:
+                    problems.append(f"{where}.tool_use.{name}: Field required")
             tool_id = block.get("id")
-            if not isinstance(tool_id, str) or not ID_PATTERN.match(tool_id):
+            if "id" in block and (not isinstance(tool_id, str) or not ID_PATTERN.match(tool_id)):
                 problems.append(f"{where}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'")
+        elif kind == "tool_result" and "tool_use_id" not in block:
+            problems.append(f"{where}.tool_result.tool_use_id: Field required")
     if role == "assistant":
         blocks = _blocks(content)
         if blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "thinking":
@@ -211,16 +216,16 @@ class RequestChecker:
         """The tool rules between an assistant turn and the user turn after it."""
         if turn.role != "user":
             if before is not None and before.role == "assistant":
-                RequestChecker._unanswered(before, set(), problems)
+                RequestChecker._unanswered(before, [], problems)
             return
         asked = [] if before is None else [
-            b["id"] for _, _, b in before.blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+            b.get("id") for _, _, b in before.blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
         leading = 0
         for _, _, block in turn.blocks:
             if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                 break
             leading += 1
-        answered = set()
+        answered: list[Any] = []  # ids may be any JSON value here, even unhashable ones
         for i, j, block in turn.blocks:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 tool_use_id = block.get("tool_use_id")
@@ -229,18 +234,18 @@ class RequestChecker:
                         f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
                         f"{tool_use_id}. Each `tool_result` block must have a corresponding `tool_use` block "
                         "in the previous message.")
-                answered.add(tool_use_id)
+                answered.append(tool_use_id)
         if asked and before is not None:
             RequestChecker._unanswered(before, answered, problems)
-            if leading < len(asked) and set(asked) <= answered:
+            if leading < len(asked) and all(tool_id in answered for tool_id in asked):
                 problems.append(
                     f"messages.{turn.first}: Did not find {len(asked)} `tool_result` block(s) at the beginning "
                     "of this message. Messages following `tool_use` blocks must begin with a matching number "
                     "of `tool_result` blocks.")
 
     @staticmethod
-    def _unanswered(before: _Turn, answered: set[Any], problems: list[str]) -> None:
-        missing = [b["id"] for _, _, b in before.blocks
+    def _unanswered(before: _Turn, answered: list[Any], problems: list[str]) -> None:
+        missing = [b.get("id") for _, _, b in before.blocks
                    if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") not in answered]
         if missing:
             problems.append(
@@ -254,7 +259,7 @@ class RequestChecker:
         if self.mode == "lesson":
             problems.append('messages: the final message must use the "user" role')
             return
-        self._unanswered(last, set(), problems)  # a prefill cannot leave a call unanswered
+        self._unanswered(last, [], problems)  # a prefill cannot leave a call unanswered
         blocks = [b for _, _, b in last.blocks]
         if blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "text" \
                 and isinstance(blocks[-1].get("text"), str) and blocks[-1]["text"] != blocks[-1]["text"].rstrip():

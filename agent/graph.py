@@ -1,0 +1,180 @@
+"""A run as pictures: the run graph, and the loop's cycle with the step just taken lit.
+
+Both are `graphviz.Digraph` objects (the page hands them to
+`st.graphviz_chart`, the export writes their `.source` as DOT); building
+them needs only the `graphviz` Python package, not the Graphviz programs.
+
+The run graph reads top to bottom: the task, ask 1, the tool calls of turn 1
+(name, input, result; errors marked), ask 2, ..., and the outcome. Node names
+are fixed by turn (`ask3`, `call3_1`), and each Step only adds to the bottom,
+so the part already drawn keeps its place.
+"""
+
+from __future__ import annotations
+
+import graphviz
+
+from agent.loop import RunState, TurnRecord
+from agent.view import clip, compact_json, failed_attempts, record_of_turn
+
+FONT = "Helvetica,Arial,sans-serif"
+INK, MUTED, LINE = "#1f2933", "#7b8794", "#cbd2d9"
+# Fill and border for each kind of node.
+STYLES = {
+    "task": ("#e8f0fe", "#4c6ef5"),
+    "ask": ("#ffffff", "#4c6ef5"),
+    "call": ("#f3f0ff", "#7950f2"),
+    "call_error": ("#fff5f5", "#e03131"),
+    "failed": ("#fff5f5", "#e03131"),
+    "answer": ("#ebfbee", "#2f9e44"),
+    "stopped": ("#fff9db", "#e67700"),
+    "limit": ("#fff9db", "#e67700"),
+    "bad_request": ("#fff5f5", "#e03131"),
+    "next": ("#f8f9fa", "#adb5bd"),
+    "earlier": ("#f8f9fa", "#adb5bd"),
+}
+LIT_FILL, LIT_LINE, LAST_FILL = "#fff3bf", "#f08c00", "#ffd43b"
+
+
+def _label(*lines: str) -> str:
+    """Text for a DOT label: backslashes kept as written, lines broken with DOT's own \\n, never read as HTML."""
+    return graphviz.nohtml("\\n".join(line.replace("\\", "\\\\") for line in lines))
+
+
+def _node(graph: graphviz.Digraph, name: str, label: str, kind: str, tooltip: str = "", **attrs: str) -> None:
+    fill, line = STYLES[kind]
+    dashed = kind in ("next", "failed", "earlier")
+    graph.node(name, label, fillcolor=fill, color=line, tooltip=_label(tooltip) if tooltip else label,
+               style="rounded,filled,dashed" if dashed else "rounded,filled", **attrs)
+
+
+def _call_nodes(graph: graphviz.Digraph, record: TurnRecord, ask: str) -> list[str]:
+    names = []
+    for i, run in enumerate(record.tool_runs, start=1):
+        name = f"call{record.turn}_{i}"
+        mark = "✗ " if run.is_error else ""
+        label = _label(f"{mark}{run.name} {clip(compact_json(run.input), 34)}", f"→ {clip(run.content, 40)}")
+        tooltip = f"{run.name} {compact_json(run.input)} -> {run.content}"
+        _node(graph, name, label, "call_error" if run.is_error else "call", tooltip)
+        graph.edge(ask, name)
+        names.append(name)
+    return names
+
+
+def _outcome_node(graph: graphviz.Digraph, state: RunState, record: TurnRecord) -> tuple[str, str]:
+    kind = record.branch if record.branch in ("answer", "limit", "bad_request") else "stopped"
+    title = {"answer": "answer", "limit": "turn limit", "bad_request": "bad request"}.get(kind, "stopped")
+    _node(graph, "outcome", _label(title, clip(state.result or "", 48)), kind, state.result or "", penwidth="2")
+    return "outcome", kind
+
+
+def run_graph(state: RunState, last_turns: int | None = None) -> graphviz.Digraph:
+    """ask -> tool calls -> ask ... -> outcome; with `last_turns`, earlier turns fold into one node."""
+    graph = graphviz.Digraph("run", graph_attr={"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
+                                                 "bgcolor": "transparent", "fontname": FONT})
+    graph.attr("node", shape="box", fontname=FONT, fontsize="11", fontcolor=INK, margin="0.12,0.06", height="0.3")
+    graph.attr("edge", color=MUTED, arrowsize="0.6")
+    _node(graph, "task", _label("task", clip(state.task, 48)), "task", state.task)
+    tails = ["task"]
+    first = 1
+    if last_turns is not None and state.turn > last_turns:
+        first = state.turn - last_turns + 1
+        folded = [record_of_turn(state, t) for t in range(1, first)]
+        calls = sum(len(r.tool_runs) for r in folded if r)
+        label = _label(f"turns 1–{first - 1}", f"{first - 1} asks · {calls} tool calls")
+        _node(graph, "earlier", label, "earlier")
+        graph.edge("task", "earlier", style="dashed")
+        tails = ["earlier"]
+    for turn in range(first, state.turn + 2):
+        ask = f"ask{turn}"
+        for n, attempt in enumerate(failed_attempts(state, turn), start=1):
+            name = f"{ask}_failed{n}"
+            _node(graph, name, _label(f"ask {turn} failed", clip(attempt.error or "", 40)), "failed",
+                  attempt.error or "")
+            for tail in tails:
+                graph.edge(tail, name)
+            tails = [name]
+        record = record_of_turn(state, turn)
+        if record is None:
+            if not state.done and not state.error:  # where the next Step goes
+                _node(graph, ask, _label(f"ask {turn}", "next Step"), "next")
+                for tail in tails:
+                    graph.edge(tail, ask, style="dashed")
+            break
+        plural = "message" if record.sent == 1 else "messages"
+        _node(graph, ask, _label(f"ask {turn}", f"{record.sent} {plural} sent"), "ask")
+        retried = bool(failed_attempts(state, turn))
+        for tail in tails:
+            graph.edge(tail, ask, **({"label": "retry"} if retried else {}))
+        tails = _call_nodes(graph, record, ask) or [ask]
+        if record.branch != "tool_use":
+            name, _ = _outcome_node(graph, state, record)
+            for tail in tails:
+                graph.edge(tail, name)
+            break
+    return graph
+
+
+# The loop's cycle: (name, label, shape). The labels are the loop's own steps.
+CYCLE_NODES = [
+    ("start", "messages = [task]", "box"),
+    ("send", "send all the messages", "box"),
+    ("append", "append the whole reply", "box"),
+    ("decide", "stop_reason?", "diamond"),
+    ("tools", "run every tool call", "box"),
+    ("results", "append one user\nmessage of results", "box"),
+    ("limit", "turn limit?", "diamond"),
+    ("answer", "return the text", "oval"),
+    ("stopped", "stopped: <reason>", "oval"),
+    ("out_of_turns", "stopped: no answer\nafter N turns", "oval"),
+    ("bad_request", "bad request", "oval"),
+]
+CYCLE_EDGES = [
+    ("start", "send", ""),
+    ("send", "append", "reply"),
+    ("append", "decide", ""),
+    ("decide", "answer", "end_turn"),
+    ("decide", "tools", "tool_use"),
+    ("decide", "stopped", "other"),
+    ("tools", "results", ""),
+    ("results", "limit", ""),
+    ("limit", "send", "next turn"),
+    ("limit", "out_of_turns", "reached"),
+    ("send", "bad_request", "400"),
+    ("send", "send", "error: Step retries"),
+]
+# The path each branch takes round the cycle.
+PATHS = {
+    None: ["start"],
+    "tool_use": ["send", "append", "decide", "tools", "results", "limit", "send"],
+    "answer": ["send", "append", "decide", "answer"],
+    "stopped": ["send", "append", "decide", "stopped"],
+    "limit": ["send", "append", "decide", "tools", "results", "limit", "out_of_turns"],
+    "bad_request": ["send", "bad_request"],
+    "model_error": ["send", "send"],
+}
+
+
+def loop_diagram(branch: str | None) -> graphviz.Digraph:
+    """The loop's cycle with the path of `branch` (a turn record's branch, or None before any turn) lit."""
+    path = PATHS.get(branch, [])
+    lit_edges = set(zip(path, path[1:], strict=False))
+    lit_nodes = set(path)
+    last = path[-1] if path and branch != "tool_use" else (path[-2] if path else None)
+    graph = graphviz.Digraph("loop", graph_attr={"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.28",
+                                                  "bgcolor": "transparent"})
+    graph.attr("node", fontname=FONT, fontsize="11", style="filled", height="0.3", margin="0.1,0.04")
+    graph.attr("edge", fontname=FONT, fontsize="9", arrowsize="0.6")
+    for name, text, shape in CYCLE_NODES:
+        label = _label(*text.split("\n"))
+        if name in lit_nodes:
+            fill = LAST_FILL if name == last else LIT_FILL
+            graph.node(name, label, shape=shape, fillcolor=fill, color=LIT_LINE, fontcolor=INK, penwidth="2")
+        else:
+            graph.node(name, label, shape=shape, fillcolor="#ffffff", color=LINE, fontcolor=MUTED)
+    for tail, head, label in CYCLE_EDGES:
+        lit = (tail, head) in lit_edges
+        graph.edge(tail, head, **({"label": label} if label else {}), color=LIT_LINE if lit else LINE,
+                   fontcolor=INK if lit else MUTED, penwidth="2.2" if lit else "1",
+                   style="dashed" if tail == head else "solid")
+    return graph

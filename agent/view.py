@@ -1,0 +1,267 @@
+"""What the page shows, worked out as plain data: no widgets and no streamlit here.
+
+The page draws a run; this module answers its questions about one. What did
+turn 3 add to the messages? What did the run look like after turn 2? Which
+lines of the loop's own code did the last turn go through? How is the run's
+outcome said in words? Everything here reads a `RunState` and never changes it.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent import loop
+from agent.loop import RunState, TurnRecord
+
+# The page starts here: the lesson's reference run.
+REFERENCE_SCRIPT = "add_then_answer"
+
+STOP_NOTES = {
+    "max_tokens": "The reply ran into max_tokens and was cut off. A tool call in it may be half written, "
+                  "so the loop ran nothing.",
+    "refusal": "The model declined to go on. Nothing in the reply was run.",
+    "pause_turn": "The API paused a long turn of its own server tools. This loop has no server tools, "
+                  "so it stops and says why.",
+    "stop_sequence": "A custom stop sequence fired. The loop stops and says so.",
+    "model_context_window_exceeded": "The conversation no longer fits in the model's context window.",
+}
+UNKNOWN_STOP_NOTE = ("A stop reason this loop does not know. Anything other than end_turn and tool_use stops "
+                     "the loop and runs nothing, so it stays safe for reasons added after it was written.")
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+
+
+def compact_json(value: Any) -> str:
+    """JSON the way the console prints tool input: keys sorted, one line."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def result_text(content: Any) -> str:
+    """A tool_result's content as text: a string as it is, text blocks joined."""
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return "" if content is None else str(content)
+
+
+def block_line(block: Any, limit: int = 60) -> str:
+    """One content block in one line: its type and what matters in it."""
+    if not isinstance(block, dict):
+        return clip(compact_json(block), limit)
+    kind = block.get("type")
+    if kind == "text":
+        return f"text {clip(json.dumps(block.get('text', ''), ensure_ascii=False), limit)}"
+    if kind == "thinking":
+        thought = block.get("thinking", "")
+        return f"thinking {clip(json.dumps(thought, ensure_ascii=False), limit)}" if thought else "thinking (empty)"
+    if kind == "redacted_thinking":
+        return "redacted_thinking (encrypted)"
+    if kind == "tool_use":
+        return f"tool_use {block.get('name')} {clip(compact_json(block.get('input')), limit)}"
+    if kind == "tool_result":
+        error = " (error)" if block.get("is_error") else ""
+        return f"tool_result {block.get('tool_use_id')}{error}: {clip(result_text(block.get('content')), limit)}"
+    return clip(compact_json(block), limit)
+
+
+def message_line(message: dict[str, Any], limit: int = 60) -> str:
+    """One message in one line: its role, then each block's line."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return f"{message.get('role')}: {clip(json.dumps(content, ensure_ascii=False), limit)}"
+    blocks = content if isinstance(content, list) else []
+    return f"{message.get('role')}: " + " · ".join(block_line(b, limit) for b in blocks)
+
+
+def record_of_turn(state: RunState, turn: int) -> TurnRecord | None:
+    """The record of a turn that was taken (not a failed attempt at it)."""
+    return next((r for r in state.records if r.turn == turn and r.counted), None)
+
+
+def failed_attempts(state: RunState, turn: int) -> list[TurnRecord]:
+    """The attempts at a turn that failed before it was taken (or that are still failing)."""
+    return [r for r in state.records if r.turn == turn and not r.counted]
+
+
+def added_by_turn(state: RunState, turn: int) -> range:
+    """The indices of the messages a turn added: the reply, and the tool results if any."""
+    record = record_of_turn(state, turn)
+    if record is None:
+        return range(0)
+    following = record_of_turn(state, turn + 1)
+    return range(record.sent, following.sent if following else len(state.messages))
+
+
+def snapshot(state: RunState, turn: int) -> RunState:
+    """The run as it stood right after `turn` (0: before the first turn); the latest turn gives `state` itself."""
+    if turn >= state.turn:
+        return state
+    following = record_of_turn(state, turn + 1)
+    messages = state.messages[:following.sent] if following else state.messages[:1]
+    return RunState(state.task, system=state.system, tool_names=list(state.tool_names), max_turns=state.max_turns,
+                    max_tokens=state.max_tokens, messages=list(messages),
+                    records=[r for r in state.records if r.turn <= turn])
+
+
+def latest_branch(state: RunState) -> str | None:
+    """What the loop did last: a record's branch, or None before anything happened."""
+    return state.records[-1].branch if state.records else None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run stands, said for a person."""
+
+    kind: str
+    """`answer`, `stopped`, `limit`, `bad_request` (finished) or `model_error` (the run goes on)."""
+    headline: str
+    """The loop's own words: the answer, `stopped: ...`, `bad request: ...`, or the model's error."""
+    note: str
+    """What it means, in a sentence or two."""
+
+
+def outcome(state: RunState) -> Outcome | None:
+    """The run's outcome, or its pending model error; None while it is simply going on."""
+    if state.error is not None:
+        return Outcome("model_error", state.error,
+                       f"The model call failed. A failed attempt is not a turn: the run keeps everything it has, "
+                       f"and Step tries turn {state.turn + 1} again.")
+    if not state.done:
+        return None
+    branch = state.records[-1].branch
+    if branch == "answer":
+        return Outcome("answer", state.result, "The model finished (end_turn): its text, without thinking, "
+                                               "is the answer.")
+    if branch == "limit":
+        return Outcome("limit", state.result, "The turn limit is the guard: the model kept asking for tools, "
+                                              "so the loop stopped instead of running on.")
+    if branch == "bad_request":
+        return Outcome("bad_request", state.result, "The request broke a rule of the Messages API, so it was "
+                                                    "refused before any model read it. The run ends here.")
+    reason = (state.records[-1].reply or {}).get("stop_reason", "")
+    return Outcome("stopped", state.result, STOP_NOTES.get(reason, UNKNOWN_STOP_NOTE))
+
+
+def request_size(request: dict[str, Any]) -> int:
+    """How many bytes the request's JSON body holds."""
+    return len(json.dumps(request, ensure_ascii=False).encode())
+
+
+def usage_line(usage: dict[str, int], model_name: str = "") -> str:
+    """A reply's token usage in words, with its cost when the pricing table knows the model."""
+    if not usage:
+        return "no usage reported"
+    input_tokens = sum(usage.get(k, 0) for k in ("input_tokens", "cache_creation_input_tokens",
+                                                   "cache_read_input_tokens"))
+    line = f"{input_tokens:,} input tokens · {usage.get('output_tokens', 0):,} output tokens"
+    try:
+        from agent.pricing import cost_estimate  # written alongside the real model; optional until then
+    except ImportError:
+        return line
+    cost = cost_estimate(model_name, usage) if model_name else None
+    return line if cost is None else f"{line} · about ${cost:.4f}"
+
+
+@dataclass(frozen=True)
+class LoopSource:
+    """The loop's own code, read from the engine, with the lines a branch goes through."""
+
+    lines: list[str]
+    """The source of `agent.loop.step`, line by line."""
+    first_line: int
+    """The line number of `lines[0]` in `agent/loop.py`."""
+    marked: frozenset[int] = field(default_factory=frozenset)
+    """Indices into `lines` of the branch just taken."""
+    anchor: int | None = None
+    """Index of the line that names the branch (`record.branch = ...`)."""
+
+
+def _branch_names(node: ast.Assign) -> list[str]:
+    """The branch names an assignment gives `record.branch` (also inside `a, b = x, y`)."""
+    pairs = []
+    for target in node.targets:
+        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+            pairs += zip(target.elts, node.value.elts, strict=False)
+        else:
+            pairs.append((target, node.value))
+    return [value.value for target, value in pairs
+            if isinstance(target, ast.Attribute) and target.attr == "branch"
+            and isinstance(value, ast.Constant) and isinstance(value.value, str)]
+
+
+def _block_lines(lines: list[str], parents: dict[ast.AST, ast.AST], node: ast.stmt) -> tuple[set[int], int]:
+    """The 1-based lines of the innermost `if`/`elif`/`else` block holding `node`, and of the `except` around it."""
+    marked = {node.lineno}
+    child, parent = node, parents.get(node)
+    while parent is not None and not isinstance(parent, ast.If | ast.FunctionDef):
+        child, parent = parent, parents.get(parent)
+    if isinstance(parent, ast.If):
+        body = parent.body if child in parent.body else parent.orelse
+        start = body[0].lineno
+        if body is parent.body:
+            header = parent.lineno
+        else:  # an `else:` has no node of its own: it is the line above its first statement
+            header = next((n for n in range(start - 1, parent.lineno, -1)
+                           if lines[n - 1].strip().startswith("else")), start)
+        marked.add(header)
+        for statement in body:
+            inner = getattr(statement, "body", None)
+            if inner and node not in ast.walk(statement):  # a test the turn passed by: its header only
+                marked |= set(range(statement.lineno, inner[0].lineno))
+            else:
+                marked |= set(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
+    handler = next((p for p in _ancestors(parents, node) if isinstance(p, ast.ExceptHandler)), None)
+    if handler is not None:
+        marked.add(handler.lineno)
+    return marked, node.lineno
+
+
+def _ancestors(parents: dict[ast.AST, ast.AST], node: ast.AST) -> list[ast.AST]:
+    found = []
+    while node in parents:
+        node = parents[node]
+        found.append(node)
+    return found
+
+
+def loop_source(branch: str | None) -> LoopSource:
+    """`agent.loop.step`'s source with the lines of `branch` marked; `limit` marks the tool_use lines too."""
+    lines, first_line = inspect.getsourcelines(loop.step)
+    lines = [line.rstrip("\n") for line in lines]
+    tree = ast.parse("\n".join(lines))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    assignments = {name: node for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                   for name in _branch_names(node)}
+    wanted = ["tool_use", "limit"] if branch == "limit" else [branch]
+    marked: set[int] = set()
+    anchor = None
+    for name in wanted:
+        if name in assignments:
+            block, anchor = _block_lines(lines, parents, assignments[name])
+            marked |= block
+    return LoopSource(lines, first_line, frozenset(n - 1 for n in marked),
+                      None if anchor is None else anchor - 1)
+
+
+def run_summary(state: RunState) -> str:
+    """One line for the status bar: turns against the limit, messages and tool calls."""
+    calls = sum(len(r.tool_runs) for r in state.records)
+    errors = sum(run.is_error for r in state.records for run in r.tool_runs)
+    parts = [f"turn {state.turn} of {state.max_turns}", f"{len(state.messages)} messages",
+             f"{calls} tool call{'s' if calls != 1 else ''}"]
+    if errors:
+        parts.append(f"{errors} failed")
+    return " · ".join(parts)
+
+
+def settings_of(state: RunState) -> dict[str, Any]:
+    """The settings a run was started with, to compare with what the page's controls now say."""
+    return {"task": state.task, "system": state.system, "tool_names": list(state.tool_names),
+            "max_turns": state.max_turns, "max_tokens": state.max_tokens}

@@ -1,0 +1,33 @@
+"""Small builders shared by the engine tests."""
+
+from agent.fake import FakeModel
+from agent.loop import RunState
+from agent.scripts import parse_script
+
+
+def tool_use(tool_id, name="add", tool_input=None):
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": {"a": 2, "b": 3} if tool_input is None
+            else tool_input}
+
+
+def reply(stop_reason, *content, usage=None):
+    entry = {"stop_reason": stop_reason, "content": list(content)}
+    if usage:
+        entry["usage"] = usage
+    return entry
+
+
+def text(value):
+    return {"type": "text", "text": value}
+
+
+def thinking(value=""):
+    return {"type": "thinking", "thinking": value}
+
+
+def fake_run(*replies, task="What is 2 + 3?", tools=None, max_turns=40, mode="lesson", **settings):
+    """A fresh RunState and the FakeModel that plays `replies`."""
+    script = parse_script({"replies": list(replies), "task": task, "max_turns": max_turns,
+                           **({"tools": tools} if tools is not None else {})}, name="test")
+    state = RunState(script.task, tool_names=script.tools, max_turns=max_turns, **settings)
+    return state, FakeModel(script, mode=mode)

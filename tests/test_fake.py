@@ -1,0 +1,85 @@
+"""The FakeModel: copies of replies, request checks, injected API errors, the end of the script."""
+
+import anthropic
+import pytest
+
+from agent.fake import FakeModel, ScriptExhausted
+from agent.requests import RequestRejected
+from agent.scripts import parse_script
+from helpers import reply, text, thinking, tool_use
+
+
+def model(*replies, mode="lesson"):
+    return FakeModel(parse_script({"replies": list(replies)}, name="s"), mode=mode)
+
+
+def test_create_takes_just_the_messages_and_answers_a_plain_dict():
+    fake = model(reply("end_turn", text("hi"), usage={"input_tokens": 4, "output_tokens": 1}))
+    answer = fake.create([{"role": "user", "content": "hello"}])
+    assert answer == {"id": "msg_fake_0001", "type": "message", "role": "assistant", "model": "fake",
+                      "content": [text("hi")], "stop_reason": "end_turn",
+                      "usage": {"input_tokens": 4, "output_tokens": 1}}
+
+
+def test_each_answer_is_a_new_object():
+    fake = model(reply("tool_use", tool_use("t1")), reply("tool_use", tool_use("t2")))
+    first = fake.create([{"role": "user", "content": "go"}])
+    first["content"].clear()
+    assert fake.script.replies[0]["content"] == [tool_use("t1")]
+
+
+def test_a_bad_request_is_refused_before_a_reply_is_used():
+    fake = model(reply("end_turn", text("hi")))
+    with pytest.raises(RequestRejected, match='first message must use the "user" role'):
+        fake.create([{"role": "assistant", "content": "x"}])
+    assert fake.calls == 0
+
+
+def test_modes_differ_on_a_prefill():
+    prefill = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure"}]
+    with pytest.raises(RequestRejected, match="final message must use the \"user\" role"):
+        model(reply("end_turn", text("x"))).create(prefill)
+    assert model(reply("end_turn", text("x")), mode="real-api").create(prefill)["stop_reason"] == "end_turn"
+
+
+def test_max_tokens_must_be_positive():
+    with pytest.raises(RequestRejected, match="max_tokens: Input should be greater than or equal to 1"):
+        model(reply("end_turn", text("x"))).create([{"role": "user", "content": "hi"}], max_tokens=0)
+
+
+def test_thinking_blocks_must_go_back_unchanged():
+    fake = model(reply("tool_use", thinking("plan"), tool_use("t1")), reply("end_turn", text("5")))
+    first = fake.create([{"role": "user", "content": "go"}])
+    edited = [b for b in first["content"] if b["type"] != "thinking"]  # the thinking dropped
+    with pytest.raises(RequestRejected) as caught:
+        fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": edited},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}])
+    assert str(caught.value) == (
+        "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot "
+        "be modified. These blocks must remain as they were in the original response.")
+
+
+def test_a_request_after_the_last_reply_names_the_scripts_length():
+    fake = model(reply("end_turn", text("x")))
+    fake.create([{"role": "user", "content": "hi"}])
+    with pytest.raises(ScriptExhausted, match="the script 's' has 1 reply and this is request 2"):
+        fake.create([{"role": "user", "content": "hi"}])
+
+
+@pytest.mark.parametrize("status, error_type, exception", [
+    (400, "invalid_request_error", anthropic.BadRequestError),
+    (401, "authentication_error", anthropic.AuthenticationError),
+    (403, "permission_error", anthropic.PermissionDeniedError),
+    (404, "not_found_error", anthropic.NotFoundError),
+    (429, "rate_limit_error", anthropic.RateLimitError),
+    (500, "api_error", anthropic.InternalServerError),
+    (529, "overloaded_error", anthropic.OverloadedError),
+])
+def test_an_error_entry_raises_the_sdks_class_for_its_status(status, error_type, exception):
+    fake = model({"error": {"status": status, "type": error_type, "message": "boom"}})
+    with pytest.raises(exception) as caught:
+        fake.create([{"role": "user", "content": "hi"}])
+    assert caught.value.status_code == status
+    assert caught.value.type == error_type and caught.value.api_message == "boom"
+    assert caught.value.body == {"type": "error", "error": {"type": error_type, "message": "boom"},
+                                 "request_id": "req_fake"}

@@ -1,0 +1,174 @@
+"""The loop: every stop reason, the turn limit, tool results, failures, stepping and the state's JSON."""
+
+import pytest
+
+from agent.loop import RunState, console_lines, run_agent, run_to_end, step
+from helpers import fake_run, reply, text, thinking, tool_use
+
+
+def test_the_reference_run():
+    state, model = fake_run(reply("tool_use", thinking(), tool_use("toolu_01")),
+                            reply("end_turn", text("2 + 3 is 5.")))
+    assert run_to_end(state, model) == "2 + 3 is 5."
+    assert [r.sent for r in state.records] == [1, 3]
+    assert state.messages == [
+        {"role": "user", "content": "What is 2 + 3?"},
+        {"role": "assistant", "content": [thinking(), tool_use("toolu_01")]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]},
+        {"role": "assistant", "content": [text("2 + 3 is 5.")]},
+    ]
+    assert console_lines(state) == ['turn 1: add {"a": 2, "b": 3} -> 5', "result: 2 + 3 is 5.",
+                                    "messages sent each turn: 1, 3"]
+
+
+def test_the_answer_is_the_text_blocks_joined_without_thinking():
+    state, model = fake_run(reply("end_turn", thinking("secret plan"), text("It is "), text("5.")))
+    assert run_to_end(state, model) == "It is 5."
+
+
+def test_the_request_carries_system_tools_and_max_tokens():
+    state, model = fake_run(reply("end_turn", text("ok")), tools=["add", "upper"], system="Be brief.",
+                            max_tokens=77)
+    step(state, model)
+    sent = model.requests[0]
+    assert sent["system"] == "Be brief." and sent["max_tokens"] == 77
+    assert [tool["name"] for tool in sent["tools"]] == ["add", "upper"]
+
+
+@pytest.mark.parametrize("stop_reason", ["max_tokens", "refusal", "pause_turn", "stop_sequence",
+                                         "model_context_window_exceeded", "invented_tomorrow"])
+def test_any_other_stop_reason_stops_and_runs_nothing(stop_reason):
+    state, model = fake_run(reply(stop_reason, text("I was"), tool_use("toolu_1")))
+    assert run_to_end(state, model) == f"stopped: {stop_reason}"
+    record = state.records[0]
+    assert record.tool_runs == [] and record.branch == "stopped"
+    assert state.messages[-1]["role"] == "assistant"  # the reply is kept, no results appended
+
+
+def test_every_call_of_a_reply_runs_in_order_and_is_answered_in_one_message():
+    state, model = fake_run(
+        reply("tool_use", tool_use("toolu_a"), tool_use("toolu_b", "upper", {"text": "hi"})),
+        reply("end_turn", text("done")), tools=["add", "upper"])
+    step(state, model)
+    assert [run.name for run in state.records[0].tool_runs] == ["add", "upper"]
+    assert state.messages[-1] == {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_a", "content": "5"},
+        {"type": "tool_result", "tool_use_id": "toolu_b", "content": "HI"}]}
+
+
+def test_the_turn_limit_stops_a_runaway():
+    replies = [reply("tool_use", tool_use(f"toolu_{k}")) for k in range(5)]
+    state, model = fake_run(*replies, max_turns=3)
+    assert run_to_end(state, model) == "stopped: no answer after 3 turns"
+    assert state.turn == 3 and model.calls == 3
+    assert state.records[-1].branch == "limit"
+
+
+def test_the_allowlist_reaches_run_tool():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1", "read_file", {"path": "notes.txt"})),
+                            reply("end_turn", text("no")), tools=["add"])
+    step(state, model)
+    run = state.records[0].tool_runs[0]
+    assert run.is_error and run.content == "error: read_file is not available to this agent (its tools: add)"
+
+
+def test_step_runs_exactly_one_turn_and_refuses_after_the_end():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))
+    first = step(state, model)
+    assert (first.turn, first.branch, state.done, len(state.messages)) == (1, "tool_use", False, 3)
+    second = step(state, model)
+    assert (second.turn, second.branch, state.result) == (2, "answer", "5")
+    with pytest.raises(RuntimeError, match="the loop has finished: 5"):
+        step(state, model)
+
+
+def test_a_bad_request_ends_the_run_in_the_apis_words():
+    state, model = fake_run(reply("end_turn", text("hi")))
+    state.messages.append({"role": "user", "content": "again"})
+    assert run_to_end(state, model) == ('bad request: messages: roles must alternate between "user" and '
+                                        '"assistant", but found multiple "user" roles in a row')
+    assert state.records[-1].branch == "bad_request" and state.turn == 1
+
+
+def test_an_overload_is_not_a_turn_and_the_next_step_tries_again():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")),
+                            {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}},
+                            reply("end_turn", text("5")))
+    step(state, model)
+    failed = step(state, model)
+    assert (failed.branch, failed.counted, failed.retryable) == ("model_error", False, True)
+    assert failed.error == "529 overloaded_error: Overloaded"
+    assert state.turn == 1 and state.error == failed.error and len(state.messages) == 3
+    again = step(state, model)
+    assert (again.turn, again.branch, state.result, state.error) == (2, "answer", "5", None)
+
+
+def test_run_to_end_gives_up_after_the_retries():
+    overload = {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}}
+    state, model = fake_run(overload, overload, overload, reply("end_turn", text("5")))
+    assert run_to_end(state, model, retries=2) == "model error: 529 overloaded_error: Overloaded"
+    assert not state.done and model.calls == 3
+    assert run_to_end(state, model) == "5"  # the state survived: going on picks up where it stopped
+
+
+def test_an_error_not_worth_retrying_stops_at_once():
+    state, model = fake_run({"error": {"status": 401, "type": "authentication_error", "message": "invalid x-api-key"}},
+                            reply("end_turn", text("5")))
+    assert run_to_end(state, model) == "model error: 401 authentication_error: invalid x-api-key"
+    assert model.calls == 1
+
+
+def test_a_script_that_runs_out_is_an_error_naming_its_length():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")))
+    result = run_to_end(state, model)
+    assert result == "model error: the script 'test' has 1 reply and this is request 2: there is no reply to give"
+
+
+def test_a_model_that_crashes_is_a_state_not_a_crash():
+    class Broken:
+        def create(self, messages, **_):
+            raise KeyError("content")
+    state = RunState("hi")
+    record = step(state, Broken())
+    assert record.branch == "model_error" and record.error == "KeyError: 'content'"
+
+
+def test_mutating_a_reply_through_the_loop_cannot_change_the_script():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))
+    step(state, model)
+    state.records[0].reply["content"][0]["input"]["a"] = 1000
+    state.messages[1]["content"].append(text("tampered"))
+    assert model.script.replies[0]["content"] == [tool_use("toolu_1")]
+    fresh, again = fake_run(*model.script.replies)
+    step(fresh, again)
+    assert fresh.records[0].tool_runs[0].content == "5"
+
+
+def test_the_state_round_trips_through_json():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1"), usage={"input_tokens": 10, "output_tokens": 3}),
+                            {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}},
+                            reply("end_turn", text("5")), system="sys")
+    run_to_end(state, model)
+    loaded = RunState.from_json(state.to_json())
+    assert loaded == state
+    assert loaded.records[0].usage == {"input_tokens": 10, "output_tokens": 3}
+    assert console_lines(loaded) == console_lines(state)
+
+
+def test_a_loaded_unfinished_run_steps_on():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))
+    step(state, model)
+    loaded = RunState.from_json(state.to_json())
+    assert step(loaded, model).branch == "answer" and loaded.result == "5"
+
+
+def test_the_request_of_a_turn_is_a_prefix_of_the_conversation():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))
+    run_to_end(state, model)
+    request = state.request(state.records[1])
+    assert request["messages"] == state.messages[:3] and request["max_tokens"] == state.max_tokens
+
+
+def test_run_agent_reads_like_the_lesson():
+    _, model = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("2 + 3 is 5.")))
+    assert run_agent("What is 2 + 3?", model, ["add", "word_count"]) == "2 + 3 is 5."

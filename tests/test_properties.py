@@ -1,0 +1,81 @@
+"""Properties: the checker never crashes, and it accepts every conversation the loop itself builds."""
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent.loop import run_to_end
+from agent.requests import RequestChecker, check_messages
+from agent.tools import TOOLS
+from helpers import fake_run
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8)
+block_types = st.sampled_from(["text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "x"])
+blocks = st.fixed_dictionaries(
+    {"type": block_types},
+    optional={"text": st.text(max_size=4), "id": st.sampled_from(["t1", "t2", "bad id"]) | json_values,
+              "tool_use_id": st.sampled_from(["t1", "t2"]) | json_values, "input": json_values,
+              "thinking": st.text(max_size=3)})
+messages = st.lists(
+    st.one_of(
+        st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "system", "tool", None]),
+                               "content": st.one_of(st.text(max_size=4), st.lists(blocks | json_values, max_size=4),
+                                                    json_values)}),
+        json_values),
+    max_size=6)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(messages, st.sampled_from(["lesson", "real-api"]))
+def test_the_checker_never_crashes_and_answers_in_words(array, mode):
+    problems = check_messages(array, mode)
+    assert all(isinstance(p, str) and p for p in problems)
+
+
+@settings(max_examples=200)
+@given(st.lists(messages, min_size=1, max_size=4), st.sampled_from(["lesson", "real-api"]))
+def test_one_checker_over_many_requests_agrees_with_a_fresh_one(requests, mode):
+    checker = RequestChecker(mode)
+    for request in requests:
+        assert checker.check(request) == check_messages(request, mode)
+
+
+tool_inputs = {
+    "add": st.fixed_dictionaries({"a": st.integers(-5, 5) | st.floats(-5, 5, allow_nan=False), "b": st.integers()}),
+    "word_count": st.fixed_dictionaries({"text": st.text(max_size=10)}),
+    "upper": st.fixed_dictionaries({"text": st.text(max_size=10)}),
+    "read_file": st.fixed_dictionaries({"path": st.sampled_from(["notes.txt", "todo.txt", "../x"])}),
+    "list_files": st.just({}),
+}
+calls = st.sampled_from(sorted(TOOLS)).flatmap(
+    lambda name: st.tuples(st.just(name), tool_inputs[name] | st.dictionaries(st.text(max_size=3), json_values)))
+visible_text = st.text(min_size=1, max_size=8).filter(lambda s: s.strip())
+
+
+@st.composite
+def scripts(draw):
+    """A script a real model could have written: tool turns, then any stop."""
+    replies, n = [], 0
+    for _ in range(draw(st.integers(0, 6))):
+        content = [{"type": "thinking", "thinking": draw(st.text(max_size=5))}] if draw(st.booleans()) else []
+        if draw(st.booleans()):
+            content.append({"type": "text", "text": draw(visible_text)})
+        for name, tool_input in draw(st.lists(calls, min_size=1, max_size=3)):
+            n += 1
+            content.append({"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": tool_input})
+        replies.append({"stop_reason": "tool_use", "content": content})
+    last_reason = draw(st.sampled_from(["end_turn", "max_tokens", "refusal", "pause_turn", "stop_sequence", "new"]))
+    replies.append({"stop_reason": last_reason, "content": [{"type": "text", "text": draw(visible_text)}]})
+    return replies
+
+
+@settings(max_examples=150, deadline=None)
+@given(scripts(), st.lists(st.sampled_from(sorted(TOOLS)), unique=True), st.integers(1, 8),
+       st.sampled_from(["lesson", "real-api"]))
+def test_every_conversation_the_loop_builds_is_accepted(replies, tool_names, max_turns, mode):
+    state, model = fake_run(*replies, tools=tool_names, max_turns=max_turns, mode=mode)
+    result = run_to_end(state, model)
+    assert not result.startswith("bad request"), result
+    assert state.done and state.turn <= max_turns

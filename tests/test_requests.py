@@ -1,0 +1,199 @@
+"""Every request rule in both modes, with the API's wording."""
+
+import pytest
+
+from agent.requests import RequestChecker, RequestRejected, check_body, check_messages
+
+
+def user(content):
+    return {"role": "user", "content": content}
+
+
+def assistant(content):
+    return {"role": "assistant", "content": content}
+
+
+def call(tool_id, name="add", tool_input=None):
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input or {"a": 1, "b": 2}}
+
+
+def result(tool_id, content="3"):
+    return {"type": "tool_result", "tool_use_id": tool_id, "content": content}
+
+
+def text(value):
+    return {"type": "text", "text": value}
+
+
+GOOD = [user("What is 1 + 2?"), assistant([{"type": "thinking", "thinking": ""}, call("toolu_1")]),
+        user([result("toolu_1")])]
+
+
+@pytest.mark.parametrize("mode", ["lesson", "real-api"])
+def test_a_good_conversation_passes_in_both_modes(mode):
+    assert check_messages(GOOD, mode) == []
+
+
+@pytest.mark.parametrize("mode", ["lesson", "real-api"])
+@pytest.mark.parametrize("messages, expected", [
+    ([], "messages: at least one message is required"),
+    ([{"role": "system", "content": "Be brief."}, user("hi")],
+     'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" '
+     'as an input message role.'),
+    ([user("hi"), {"role": "tool", "content": "3"}], "messages.1.role: Input should be 'user' or 'assistant'"),
+    ([assistant("Hello"), user("hi")], 'messages: first message must use the "user" role'),
+    ([user("hi"), assistant([call("toolu_a"), call("toolu_b")]), user([text("well?")])],
+     "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a, toolu_b. "
+     "Each `tool_use` block must have a corresponding `tool_result` block in the next message."),
+    ([user("hi"), assistant([call("toolu_a")]), user([result("toolu_x"), result("toolu_a")])],
+     "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_x. Each `tool_result` "
+     "block must have a corresponding `tool_use` block in the previous message."),
+    ([user("hi"), assistant([call("toolu_a")]), user([text("here:"), result("toolu_a")])],
+     "messages.2: Did not find 1 `tool_result` block(s) at the beginning of this message. Messages following "
+     "`tool_use` blocks must begin with a matching number of `tool_result` blocks."),
+    ([user("hi"), assistant([call("toolu_a")]), user([result("toolu_a")]), assistant([call("toolu_a")]),
+      user([result("toolu_a")])],
+     "messages.3.content.0: `tool_use` ids must be unique"),
+    ([user("hi"), assistant([call("toolu 1")]), user([result("toolu 1")])],
+     "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"),
+    ([user("hi"), assistant([]), user("again")],
+     "messages.1: all messages must have non-empty content except for the optional final assistant message"),
+    ([user([text("")])], "messages: text content blocks must be non-empty"),
+    ([user([text("  \n")])], "messages: text content blocks must contain non-whitespace text"),
+    ([user("hi"), assistant([text("Let me think."), {"type": "thinking", "thinking": "hm"}]), user("go on")],
+     "The final block in an assistant message cannot be `thinking`."),
+    ([user([{"type": "tool_call", "id": "x"}])],
+     "messages.0.content.0.type: Input tag 'tool_call' found using 'type' does not match any of the expected tags"),
+])
+def test_each_rule_names_its_place_in_the_apis_words(mode, messages, expected):
+    assert check_messages(messages, mode)[0] == expected
+
+
+def test_lesson_mode_refuses_two_user_messages_in_a_row():
+    problems = check_messages([user("hi"), user("again")], "lesson")
+    assert problems == ['messages: roles must alternate between "user" and "assistant", but found multiple "user" '
+                        'roles in a row']
+
+
+def test_lesson_mode_names_the_assistant_role_too():
+    problems = check_messages([user("hi"), assistant("a"), assistant("b"), user("c")], "lesson")
+    assert 'found multiple "assistant" roles in a row' in problems[0]
+
+
+def test_real_api_mode_merges_consecutive_turns_of_one_role():
+    assert check_messages([user("hi"), user("again")], "real-api") == []
+    # merged, the results still lead the user turn that follows the calls
+    messages = [user("hi"), assistant([call("toolu_a")]), user([result("toolu_a")]), user("and also this")]
+    assert check_messages(messages, "real-api") == []
+
+
+def test_lesson_mode_wants_the_last_message_to_be_the_users():
+    problems = check_messages([user("hi"), assistant("Hello")], "lesson")
+    assert problems == ['messages: the final message must use the "user" role']
+
+
+def test_real_api_mode_allows_a_prefill_but_not_trailing_whitespace():
+    assert check_messages([user("hi"), assistant("The answer is")], "real-api") == []
+    assert check_messages([user("hi"), assistant("The answer is ")], "real-api") == [
+        "messages: final assistant content cannot end with trailing whitespace"]
+
+
+def test_real_api_mode_allows_an_empty_final_assistant_message_only():
+    assert check_messages([user("hi"), assistant([])], "real-api") == []
+    assert check_messages([user("hi"), assistant([])], "lesson")[0].startswith("messages.1: all messages must")
+
+
+def test_a_prefill_cannot_leave_a_call_unanswered():
+    problems = check_messages([user("hi"), assistant([call("toolu_a")])], "real-api")
+    assert problems[0].startswith("messages.1: `tool_use` ids were found without `tool_result` blocks")
+
+
+def test_every_problem_is_listed_in_order():
+    problems = check_messages([assistant([text("")]), assistant("x")], "lesson")
+    assert problems == ['messages: first message must use the "user" role',
+                        "messages: text content blocks must be non-empty",
+                        'messages: roles must alternate between "user" and "assistant", but found multiple '
+                        '"assistant" roles in a row',
+                        'messages: the final message must use the "user" role']
+
+
+def test_a_string_content_is_one_text_block():
+    assert check_messages([user("")], "lesson") == [
+        "messages.0: all messages must have non-empty content except for the optional final assistant message"]
+
+
+def test_require_raises_the_first_problem():
+    with pytest.raises(RequestRejected) as caught:
+        RequestChecker().require([assistant("x")])
+    assert str(caught.value) == 'messages: first message must use the "user" role'
+    assert len(caught.value.problems) == 2
+
+
+def test_unknown_mode_is_refused_in_words():
+    with pytest.raises(ValueError, match="mode must be one of lesson, real-api"):
+        RequestChecker("strict")
+
+
+class TestIncrementalChecking:
+    """A request that extends the last one re-checks only what is new, with the same verdicts."""
+
+    def test_the_growing_conversation_of_a_run_passes(self):
+        checker, messages = RequestChecker(), [user("go")]
+        for k in range(1, 50):
+            assert checker.check(messages) == []
+            messages.append(assistant([call(f"toolu_{k}")]))
+            messages.append(user([result(f"toolu_{k}")]))
+        assert checker.check(messages) == []
+
+    def test_a_bad_new_message_is_still_caught(self):
+        checker, messages = RequestChecker(), [user("go")]
+        messages += [assistant([call("toolu_1")]), user([result("toolu_1")])]
+        assert checker.check(messages) == []
+        messages += [assistant([call("toolu_2")]), user([result("toolu_9")])]
+        assert checker.check(messages)[0].startswith("messages.4.content.0: unexpected `tool_use_id`")
+
+    def test_a_reused_id_from_long_ago_is_still_caught(self):
+        checker, messages = RequestChecker(), [user("go")]
+        for k in range(1, 6):
+            messages += [assistant([call(f"toolu_{k}")]), user([result(f"toolu_{k}")])]
+            assert checker.check(messages) == []
+        messages += [assistant([call("toolu_1")]), user([result("toolu_1")])]
+        assert checker.check(messages) == ["messages.11.content.0: `tool_use` ids must be unique"]
+
+    def test_a_retried_request_of_the_same_length_passes_again(self):
+        checker = RequestChecker()
+        assert checker.check(GOOD) == []
+        assert checker.check(GOOD) == []
+
+    def test_a_different_conversation_is_checked_from_scratch(self):
+        checker = RequestChecker()
+        assert checker.check(GOOD) == []
+        other = [assistant("x")] + GOOD[1:]
+        assert checker.check(other)[0] == 'messages: first message must use the "user" role'
+
+    def test_real_api_mode_merges_across_the_boundary(self):
+        checker, messages = RequestChecker("real-api"), [user("go"), assistant("Sure.")]
+        assert checker.check(messages) == []  # a prefill
+        messages += [assistant([call("toolu_1")]), user([text("done?")])]
+        # the call joins the prefill's turn, which starts at messages.1
+        assert checker.check(messages) == [
+            "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. "
+            "Each `tool_use` block must have a corresponding `tool_result` block in the next message."]
+
+
+class TestBody:
+    def test_a_bare_list_is_checked_as_messages(self):
+        assert check_body(GOOD) == []
+
+    def test_a_body_needs_messages(self):
+        assert check_body({"model": "m", "max_tokens": 10}) == ["messages: Field required"]
+
+    def test_real_api_mode_needs_model_and_max_tokens(self):
+        assert check_body({"messages": GOOD}, "real-api") == ["max_tokens: Field required", "model: Field required"]
+
+    def test_max_tokens_must_be_positive(self):
+        assert check_body({"messages": GOOD, "max_tokens": 0})[0] == (
+            "max_tokens: Input should be greater than or equal to 1")
+
+    def test_not_an_object(self):
+        assert check_body("hello") == ["body: a request is a JSON object with a messages list"]
