@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -159,10 +158,9 @@ def parse_script_text(text: str | bytes, name: str = "script", source: str = "sc
 
 def builtin_dir() -> Path:
     """Where the built-in scripts are: in the installed package, or beside it in a checkout."""
-    try:
-        return Path(str(resources.files("agent.builtin_scripts")))
-    except ModuleNotFoundError:
-        return Path(__file__).resolve().parent.parent / "scripts"
+    here = Path(__file__).resolve().parent
+    installed = here / "builtin_scripts"  # where the wheel puts scripts/ (see pyproject.toml)
+    return installed if installed.is_dir() else here.parent / "scripts"
 
 
 def builtin_names() -> list[str]:
