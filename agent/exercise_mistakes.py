@@ -1,0 +1,171 @@
+"""The classic mistakes of a hand-written agent loop, and how to tell which one a failed check shows.
+
+Each function here reads the evidence of one run (the refused request and its
+messages, the reference run, what the loop printed and returned) and names the
+mistake it points to, or None when no single mistake fits; the check then
+still shows the failure itself, in the API's words or as the first line that
+differs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent.loop import RunState
+
+MISTAKES: dict[str, str] = {
+    "reply_not_appended": (
+        "The model's reply was not added to the conversation. Each turn, append "
+        '{"role": "assistant", "content": reply["content"]} before the tool results, or the results answer '
+        "calls the model never made as far as the API can see."),
+    "one_message_per_result": (
+        "Each tool result went into a user message of its own. Run every call of the reply, then append ONE "
+        "user message holding all of their results."),
+    "wrong_tool_use_id": (
+        "A tool result answers an id that the model's latest reply did not use. Answer each call of the latest "
+        "reply with its own result: run_tool(block) sets tool_use_id from the block it ran."),
+    "call_not_answered": (
+        "A tool call went unanswered. Run every tool_use block of the reply, not just the first, and send all "
+        "the results in the next message."),
+    "results_not_first": (
+        "The tool results are not at the start of the user message. The message after a tool call begins with "
+        "its tool_result blocks (here it should hold nothing else)."),
+    "results_not_appended": (
+        "The tool results were not added after the model's tool call. After running the calls, append one user "
+        "message with their results before asking again."),
+    "content_changed": (
+        "The reply's content was changed before it went back: thinking blocks must be sent back exactly as they "
+        'came. Append reply["content"] whole.'),
+    "whole_reply_appended": (
+        'The whole reply was used as the assistant message\'s content. The content is reply["content"], the '
+        "list of blocks."),
+    "kept_going": (
+        "The loop asked the model again after a reply whose stop_reason was not tool_use. On end_turn return "
+        "the answer; on any other reason return stopped: <reason>."),
+    "ran_stopped_call": (
+        "A tool call ran from a reply whose stop_reason was not tool_use (max_tokens, refusal, ...). Such a call "
+        "may be cut off half written, or refused: run nothing and return stopped: <reason>."),
+    "no_turn_limit": (
+        "The loop went on past max_turns turns. Send at most max_turns requests, then return "
+        "stopped: no answer after <max_turns> turns."),
+    "stopped_early": (
+        "The loop gave up before max_turns turns. Turns count from 1 to max_turns, both included."),
+    "endless_loop": (
+        "The loop never finished. Does every way round it either send a request or return, and does it stop "
+        "after max_turns turns?"),
+    "thinking_in_answer": (
+        "The answer includes the model's thinking. Return only the text blocks of the end_turn reply, joined; "
+        "thinking stays in the conversation but never goes into the answer."),
+    "answer_text": (
+        "The answer is not the reply's text. On end_turn, return the text of its text blocks joined together; "
+        'other blocks (thinking, tool_use) have no "text" and are left out.'),
+    "wrong_limit_message": (
+        "At the turn limit the loop returned the wrong message. Return exactly: "
+        "stopped: no answer after <max_turns> turns."),
+    "wrong_stop_message": (
+        "On a stop reason other than end_turn and tool_use the loop returned the wrong message. Return exactly: "
+        "stopped: <stop_reason>."),
+    "not_a_string": "run_agent did not return a string. Return the answer's text, or the stopped: ... message.",
+    "tool_lines": (
+        "The lines printed for the tool calls differ. Print one line per call, "
+        "turn <k>: <name> <json.dumps(input, sort_keys=True)> -> <the result's content>, turns counting from 1."),
+}
+
+_INDEX = re.compile(r"^messages\.(\d+)")
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else None
+
+
+def _blocks(message: Any) -> list[Any]:
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def _only_results(message: Any) -> bool:
+    blocks = _blocks(message)
+    return bool(blocks) and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
+
+
+def _blank_text(message: Any) -> bool:
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return not content.strip()
+    return any(isinstance(b, dict) and b.get("type") == "text" and not str(b.get("text") or "").strip()
+               for b in _blocks(message))
+
+
+def offending_index(reason: str, messages: Any) -> int | None:
+    """The index of the message a refusal points at: the API's `messages.N`, or for the reasons worded
+    without one, the message the rule tripped on."""
+    match = _INDEX.match(reason)
+    if match:
+        return int(match.group(1))
+    if not isinstance(messages, list) or not messages:
+        return None
+    roles = [_role(m) for m in messages]
+    if "final message" in reason:
+        return len(messages) - 1
+    if "first message" in reason:
+        return 0
+    if "roles must alternate" in reason:
+        return next((i for i in range(1, len(roles)) if roles[i] == roles[i - 1]), None)
+    if 'role "system"' in reason:
+        return roles.index("system") if "system" in roles else None
+    if "text content blocks" in reason:
+        return next((i for i, m in enumerate(messages) if _blank_text(m)), None)
+    if "final block in an assistant message" in reason:
+        return next((i for i, m in enumerate(messages) if roles[i] == "assistant" and _blocks(m)
+                     and isinstance(_blocks(m)[-1], dict) and _blocks(m)[-1].get("type") == "thinking"), None)
+    return None
+
+
+def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reasons: list[Any],
+                        request: int) -> str | None:
+    """The mistake behind a refused request, or None."""
+    previous = stop_reasons[request - 2] if 2 <= request <= len(stop_reasons) + 1 else None
+    if previous is not None and previous != "tool_use":
+        return "kept_going"
+    if "roles must alternate" in reason and index is not None and _role(messages[index]) == "user":
+        return "one_message_per_result" if _only_results(messages[index - 1]) else "reply_not_appended"
+    if "unexpected `tool_use_id`" in reason:
+        return "wrong_tool_use_id"
+    if "without `tool_result` blocks immediately after" in reason:
+        return "call_not_answered"
+    if "Did not find" in reason and "`tool_result` block(s) at the beginning" in reason:
+        return "results_not_first"
+    if "final message must use" in reason:
+        return "results_not_appended"
+    if "cannot be modified" in reason:
+        return "content_changed"
+    if "Input should be a valid string or a list" in reason and index is not None \
+            and isinstance(messages[index], dict) and isinstance(messages[index].get("content"), dict):
+        return "whole_reply_appended"
+    return None
+
+
+def output_mistake(state: RunState, seen: dict[str, Any], expected: list[str], actual: list[str],
+                   line: int) -> str | None:
+    """The mistake behind output that differs from the reference (no refused request, nothing raised)."""
+    returned = seen.get("returned")
+    if returned is None:
+        return None
+    if returned["type"] != "str":
+        return "not_a_string"
+    final = state.records[-1]
+    if final.branch == "limit" and len(seen.get("sizes", [])) < state.max_turns:
+        return "stopped_early"
+    text = returned["text"]
+    if text != state.result:
+        if final.branch == "limit":
+            return "wrong_limit_message"
+        if final.branch == "stopped":
+            return "wrong_stop_message"
+        if final.branch == "answer":
+            thoughts = [b["thinking"] for b in final.reply["content"] if b.get("type") == "thinking" and b["thinking"]]
+            return "thinking_in_answer" if any(thought in text for thought in thoughts) else "answer_text"
+        return None
+    result_line = next((i for i, x in enumerate(expected) if x.startswith("result: ")), len(expected))
+    return "tool_lines" if line < result_line else None
