@@ -1,4 +1,4 @@
-"""The command line: `python -m agent run | scripts | validate | check-request`.
+"""The command line: `python -m agent run | scripts | validate | check-request | serve | check-loop`.
 
 Bad input never shows a traceback: one line on stderr and exit status 2.
 A fake run imports neither streamlit nor anthropic, so it starts fast.
@@ -53,6 +53,52 @@ def cmd_run(args: argparse.Namespace) -> int:
                      max_turns=args.max_turns or script.max_turns)
     run_to_end(state, FakeModel(script, mode=args.mode))
     print("\n".join(console_lines(state)))
+    if args.record:
+        from agent.record import save_recording
+
+        try:
+            save_recording(state, args.record)
+        except OSError as exc:
+            raise UsageError(f"{args.record}: cannot write it ({exc.strerror or exc})") from None
+    return 0
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535; 0 picks a free one)")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"{value:g} must be between 0 and 60 seconds")
+    return value
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from agent.server import ESTIMATE_NOTE, StandInServer
+
+    script = load_script(args.script)
+    try:
+        server = StandInServer(script, host=args.host, port=args.port, mode=args.mode, delay=args.delay,
+                               log=lambda line: print(line, flush=True))
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})") from None
+    print(f"Serving the script {script.name!r} ({len(script.replies)} replies) as the Messages API, "
+          f"requests checked in {args.mode} mode.")
+    print(f"Base URL: {server.base_url}")
+    print(f'  e.g. anthropic.Anthropic(base_url="{server.base_url}", api_key="any text")')
+    print(f"count_tokens answers with {ESTIMATE_NOTE}. Ctrl-C stops.", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+    finally:
+        server.server_close()
     return 0
 
 
@@ -85,6 +131,30 @@ def cmd_check_request(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_check_loop(args: argparse.Namespace) -> int:
+    from agent.exercise import ExerciseError, Limits, check_loop, format_check, starter_source
+
+    if args.starter:
+        print(starter_source(), end="")
+        return 0
+    if args.file is None:
+        raise UsageError("check-loop: name your file with run_agent in it (or --starter prints one to begin from)")
+    if not 0 < args.time_limit <= 600:
+        raise UsageError(f"check-loop: --time-limit {args.time_limit:g} must be above 0 and at most 600 seconds")
+    try:
+        source = Path(args.file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{args.file}: cannot read it ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{args.file}: not a UTF-8 text file") from None
+    try:
+        check = check_loop(source, args.script, Limits(args.time_limit, args.memory_limit), filename=args.file)
+    except ExerciseError as exc:
+        raise UsageError(str(exc)) from None
+    print("\n".join(format_check(check)))
+    return 0 if check.passed else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m agent", description="Loop Sandbox: step and check an LLM agent loop.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -95,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-turns", type=_positive, help="the turn limit (default: the script's, or 40)")
     run.add_argument("--tools", type=_tool_list, help="the tools the agent is given, e.g. add,word_count")
     run.add_argument("--mode", choices=MODES, default="lesson", help="how strictly requests are checked")
+    run.add_argument("--record", metavar="FILE", help="also save the run as a script that replays it")
     run.set_defaults(handler=cmd_run)
 
     commands.add_parser("scripts", help="list the built-in scripts").set_defaults(handler=cmd_scripts)
@@ -107,6 +178,26 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file", help="a JSON file, or - for standard input")
     check.add_argument("--mode", choices=MODES, default="lesson")
     check.set_defaults(handler=cmd_check_request)
+
+    loop = commands.add_parser("check-loop", help="check your own run_agent (the exercise) against the scripts")
+    loop.add_argument("file", nargs="?", help="your Python file defining run_agent(task, model, max_turns)")
+    loop.add_argument("--script", action="append", metavar="NAME",
+                      help="check against this script (repeatable; default: every exercise script)")
+    loop.add_argument("--starter", action="store_true", help="print a starter file to begin from, and exit")
+    loop.add_argument("--time-limit", type=float, default=5.0, metavar="SECONDS",
+                      help="time your code may take for each script (default 5)")
+    loop.add_argument("--memory-limit", type=_positive, default=512, metavar="MB",
+                      help="memory your code's process may use (default 512)")
+    loop.set_defaults(handler=cmd_check_loop)
+
+    serve = commands.add_parser("serve", help="serve a script as a local stand-in for the Messages API")
+    serve.add_argument("script", help="a script file, or a built-in script's name (see `scripts`)")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8765, help="the port (default 8765; 0 picks a free one)")
+    serve.add_argument("--mode", choices=MODES, default="lesson", help="how strictly requests are checked")
+    serve.add_argument("--delay", type=_seconds, default=0.0,
+                       help="seconds to wait before each reply, to watch it stream (default 0)")
+    serve.set_defaults(handler=cmd_serve)
     return parser
 
 

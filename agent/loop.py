@@ -140,8 +140,15 @@ def describe_error(exc: Exception) -> str:
 
 
 def _is_retryable(exc: Exception) -> bool:
-    # The SDK's own rule: 408, 409, 429 and 5xx are retried, and so is a lost connection.
+    # A model adapter may say so itself; otherwise the SDK's own rule: 408, 409,
+    # 429 and 5xx are retried, and so is a lost connection or an overload said
+    # in the middle of a stream (status 200, told apart by its type).
+    said = getattr(exc, "retryable", None)
+    if isinstance(said, bool):
+        return said
     status = getattr(exc, "status_code", None)
+    if status == 200:
+        return getattr(exc, "type", None) in ("overloaded_error", "api_error", "rate_limit_error")
     if status is not None:
         return status in (408, 409, 429) or status >= 500
     return type(exc).__name__ in ("APIConnectionError", "APITimeoutError")
@@ -208,6 +215,18 @@ def run_to_end(state: RunState, model: Model, retries: int = 2) -> str:
         if failures and (failures > retries or not record.retryable):
             return f"model error: {state.error}"
     return state.result
+
+
+def reopen(state: RunState) -> None:
+    """Take back the ending of a run that a refused request ended, so the same turn can be sent again.
+
+    This is how a person sends on purpose a request that the pre-flight check
+    refused: reopen the run, tell the model to send anyway, and step.
+    """
+    if not (state.records and state.records[-1].branch == "bad_request"):
+        raise ValueError("only a run that a refused request ended can be reopened")
+    state.records.pop()
+    state.result = None
 
 
 def run_agent(task: str, model: Model, tool_names: list[str] | None = None, system: str = "",

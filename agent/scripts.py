@@ -95,6 +95,11 @@ def _check_reply(where: str, reply: Any) -> None:
         for name in ("type", "message"):
             if not isinstance(error.get(name), str):
                 raise _fail(f"{where}.error", f'an error entry needs a string "{name}"')
+        retry_after = error.get("retry_after", 0)
+        if not isinstance(retry_after, int | float) or isinstance(retry_after, bool) or retry_after < 0:
+            raise _fail(f"{where}.error.retry_after", "retry_after must be a number of seconds")
+        if not isinstance(error.get("mid_stream", False), bool):
+            raise _fail(f"{where}.error.mid_stream", "mid_stream must be true or false")
         return
     if "stop_reason" not in reply:
         raise _fail(where, 'a reply needs a "stop_reason"')

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent.loop import RunState, console_lines, run_agent, run_to_end, step
+from agent.loop import RunState, console_lines, reopen, run_agent, run_to_end, step
 from helpers import fake_run, reply, text, thinking, tool_use
 
 
@@ -172,3 +172,40 @@ def test_the_request_of_a_turn_is_a_prefix_of_the_conversation():
 def test_run_agent_reads_like_the_lesson():
     _, model = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("2 + 3 is 5.")))
     assert run_agent("What is 2 + 3?", model, ["add", "word_count"]) == "2 + 3 is 5."
+
+
+def test_a_refused_run_can_be_reopened_and_the_turn_sent_again():
+    state, model = fake_run(reply("end_turn", text("hi")))
+    state.messages.append({"role": "user", "content": "again"})  # two user turns: lesson mode refuses
+    step(state, model)
+    assert state.result.startswith("bad request")
+    reopen(state)
+    assert (state.done, state.records, state.turn) == (False, [], 0)
+    state.messages.pop()
+    assert step(state, model).branch == "answer"
+    with pytest.raises(ValueError, match="only a run that a refused request ended can be reopened"):
+        reopen(state)
+
+
+@pytest.mark.parametrize("error, retried", [
+    ({"status_code": 200, "type": "overloaded_error"}, True),
+    ({"status_code": 200, "type": "invalid_request_error"}, False),
+    ({"status_code": 404, "retryable": True}, True),
+    ({"status_code": 503, "retryable": False}, False),
+    ({"status_code": 408}, True),
+    ({"status_code": 403}, False),
+])
+def test_run_to_end_retries_what_the_sdk_would(error, retried):
+    class Failing:
+        calls = 0
+
+        def create(self, messages, **_):
+            self.calls += 1
+            if self.calls == 1:
+                exc = Exception("failed")
+                exc.__dict__.update(error)
+                raise exc
+            return {"stop_reason": "end_turn", "content": [text("ok")]}
+    state, model = RunState("hi"), Failing()
+    result = run_to_end(state, model)
+    assert (result == "ok") is retried and (model.calls == 2) is retried

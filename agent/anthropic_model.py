@@ -1,0 +1,226 @@
+"""The real model: the FakeModel's `create`, answered by a model through the `anthropic` SDK.
+
+`AnthropicModel.create` streams the reply with `client.messages.stream(...)`,
+hands each piece of text and of a tool call's input to `on_event` as it
+arrives, and returns the final message as the same plain dict the FakeModel
+returns (`model_dump(mode="json", exclude_none=True)`), so thinking blocks and
+their signatures go back to the API unchanged.
+
+Before anything is sent, the engine's request checker runs in real-API mode:
+a request the API would refuse raises `RequestRejected` and is not sent,
+unless `send_anyway` is set. Any failure of the call raises `ModelCallError`,
+whose words say what went wrong and what to do, and never hold the key; the
+loop turns it into a state of the run (a 400 ends the run, anything else is a
+failed attempt that the next Step tries again).
+
+The base URL is settable, so the same code reaches Anthropic or any server
+that speaks the Messages API: Ollama 0.14+, llama.cpp's `llama-server`, vLLM,
+the LiteLLM proxy, or `python -m agent serve`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agent.loop import describe_error
+from agent.requests import RequestChecker
+
+DEFAULT_MODEL = "claude-haiku-4-5"  # cheap and quick: a loop sends the whole conversation every turn
+DEFAULT_TIMEOUT = 120.0  # seconds for one call; the SDK's own default is ten minutes
+DEFAULT_MAX_RETRIES = 2  # the SDK's default: 408, 409, 429, 5xx and lost connections are retried with backoff
+
+MIN_SECRET_LENGTH = 8
+RETRYABLE_TYPES = ("overloaded_error", "api_error", "rate_limit_error")  # said by an error event mid-stream
+
+EventCallback = Callable[[dict[str, Any]], None]
+
+# What each status means for the person at the page, after the API's own message.
+STATUS_HINTS = {
+    401: "the API key is missing or wrong: check ANTHROPIC_API_KEY or the key field",
+    403: "this key may not do this: check the key's workspace and permissions",
+    408: "the API gave up waiting for the request; the next step tries again",
+    413: "the request is too large for the API",
+    429: "rate limited",
+    500: "the API failed on its side; the next step tries again",
+    529: "the API is overloaded: wait a little; the next step tries again",
+}
+
+
+class ModelCallError(Exception):
+    """A model call that failed; `str()` is one line for a person, and never holds the key.
+
+    It carries what `agent.loop.describe_error` reads: `status_code` (None when
+    no answer came), the error's `type` and `api_message`.
+    """
+
+    def __init__(self, api_message: str, status_code: int | None = None, kind: str | None = None,
+                 retry_after: float | None = None, request_id: str | None = None, retryable: bool = False) -> None:
+        super().__init__(api_message)
+        self.api_message = api_message
+        self.status_code = status_code
+        self.type = kind
+        self.retry_after = retry_after
+        """Seconds the API asked to wait before trying again (429), when it said."""
+        self.request_id = request_id
+        self.retryable = retryable
+        """Worth trying again as it is, by the SDK's rule: no answer, or 408, 409, 429, 5xx, or an overload
+        said mid-stream."""
+
+    def __str__(self) -> str:
+        return describe_error(self)  # the words the loop records, so every place says the same
+
+
+class AnthropicModel:
+    """A model behind the Messages API, with the FakeModel's `create(...)`."""
+
+    def __init__(self, api_key: str | None, model: str = DEFAULT_MODEL, base_url: str | None = None,
+                 on_event: EventCallback | None = None, *, max_retries: int = DEFAULT_MAX_RETRIES,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        self._api_key = (api_key or "").strip()
+        self.model = (model or "").strip() or DEFAULT_MODEL
+        self.base_url = (base_url or "").strip() or None
+        """None means the SDK's default (`ANTHROPIC_BASE_URL`, else https://api.anthropic.com)."""
+        self.on_event = on_event
+        """Called with `{"type": "text", "text": ...}` and `{"type": "input_json", "partial_json": ...,
+        "name": ...}` while a reply arrives."""
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self.send_anyway = False
+        """Send a request even though the real-API check refused it (to see the API's own answer)."""
+        self._checker = RequestChecker("real-api")
+        self._client: Any = None
+
+    def __repr__(self) -> str:  # the key stays out of every repr, log line and page
+        key = "set" if self._api_key else "missing"
+        return f"AnthropicModel(model={self.model!r}, base_url={self.base_url!r}, key={key})"
+
+    @property
+    def has_key(self) -> bool:
+        return bool(self._api_key)
+
+    def create(self, messages: list[dict[str, Any]], *, system: str = "", tools: list[dict[str, Any]] | None = None,
+               max_tokens: int = 1024, **_: Any) -> dict[str, Any]:
+        """Check the request, stream the reply, and return it as a plain dict in the API's shape."""
+        if not self.send_anyway:
+            self._checker.require(messages)  # RequestRejected: the loop ends the run as a bad request
+        params: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens, "messages": messages}
+        if system:
+            params["system"] = system
+        if tools:
+            params["tools"] = tools
+        client = self._connect()
+        failure = None
+        try:
+            with client.messages.stream(**params) as stream:
+                self._pass_on(stream)
+                final = stream.get_final_message()
+        except Exception as exc:
+            failure = self._explain(exc)
+        if failure is not None:  # raised out here, so it does not chain the SDK's error and its request's headers
+            raise failure
+        return final.model_dump(mode="json", exclude_none=True)
+
+    def count_tokens(self, messages: list[dict[str, Any]], *, system: str = "",
+                     tools: list[dict[str, Any]] | None = None) -> int:
+        """What the API counts for a request's input, without sending it to the model."""
+        params: dict[str, Any] = {"model": self.model, "messages": messages}
+        if system:
+            params["system"] = system
+        if tools:
+            params["tools"] = tools
+        client = self._connect()
+        failure = None
+        try:
+            return client.messages.count_tokens(**params).input_tokens
+        except Exception as exc:
+            failure = self._explain(exc)
+        raise failure
+
+    def _connect(self) -> Any:
+        if self._client is not None:
+            return self._client
+        if not self._api_key:
+            raise ModelCallError("no API key: set ANTHROPIC_API_KEY or type one in the key field "
+                                 "(a local server that needs none takes any text, e.g. `local`)",
+                                 kind="authentication_error")
+        if self.base_url and not self.base_url.startswith(("http://", "https://")):
+            raise ModelCallError(f"the base URL {self.base_url!r} must start with http:// or https://")
+        import anthropic  # here, not at the top: a fake run never pays for this import
+
+        failure = None
+        try:
+            self._client = anthropic.Anthropic(api_key=self._api_key, base_url=self.base_url,
+                                               max_retries=self.max_retries, timeout=self.timeout)
+        except Exception as exc:
+            failure = self._explain(exc)
+        if failure is not None:
+            raise failure
+        return self._client
+
+    def _pass_on(self, stream: Any) -> None:
+        """Hand the reply's text and tool input to `on_event` as they arrive."""
+        tool_name = ""
+        for event in stream:
+            if self.on_event is None:
+                continue
+            if event.type == "content_block_start" and event.content_block.type == "tool_use":
+                tool_name = event.content_block.name
+            elif event.type == "text":
+                self.on_event({"type": "text", "text": event.text})
+            elif event.type == "input_json":
+                self.on_event({"type": "input_json", "partial_json": event.partial_json, "name": tool_name})
+
+    def _hide_key(self, text: str) -> str:
+        # A key of a few characters (a local server's placeholder) is no secret, and replacing it would garble words.
+        if len(self._api_key) >= MIN_SECRET_LENGTH and self._api_key in text:
+            return text.replace(self._api_key, "[the key]")
+        return text
+
+    def _where(self) -> str:
+        return self.base_url or "the Anthropic API"
+
+    def _explain(self, exc: Exception) -> Exception:
+        """The SDK's exception as a ModelCallError in plain words; anything else as it is."""
+        import anthropic
+
+        if isinstance(exc, anthropic.APITimeoutError):
+            return ModelCallError(f"no answer from {self._where()} within {self.timeout:g} s (timed out)",
+                                  retryable=True)
+        if isinstance(exc, anthropic.APIConnectionError):
+            cause = exc.__cause__
+            detail = f" ({self._hide_key(str(cause))})" if cause is not None and str(cause) else ""
+            return ModelCallError(f"cannot reach {self._where()}: is the address right and the server "
+                                  f"running?{detail}", retryable=True)
+        if not isinstance(exc, anthropic.APIStatusError):
+            if isinstance(exc, anthropic.AnthropicError):
+                return ModelCallError(self._hide_key(f"{type(exc).__name__}: {exc}"))
+            return exc
+        status, kind = exc.status_code, exc.type
+        message = exc.api_message or (exc.body if isinstance(exc.body, str) else "") or "no message"
+        retry_after = _seconds(exc.response.headers.get("retry-after"))
+        if status == 200:  # an `error` event after the stream began: the status says nothing, the type does
+            hint = "it arrived as an error event in the middle of the reply stream; the next step tries again"
+        elif status == 404:
+            hint = f"no model {self.model!r} or no Messages API at {self._where()}"
+            if self.base_url and self.base_url.rstrip("/").endswith("/v1"):
+                hint += " (leave /v1 off the base URL: the SDK adds /v1/messages itself)"
+        elif status == 429:
+            hint = "rate limited: " + (f"the API asks to wait {retry_after:g} s before trying again"
+                                       if retry_after is not None else "wait a little before trying again")
+        elif status == 400:
+            hint = ""  # the API's own words are the whole story, and the loop quotes them
+        elif status in STATUS_HINTS:
+            hint = STATUS_HINTS[status]
+        else:
+            hint = STATUS_HINTS[500] if status >= 500 else ""
+        text = f"{message} ({hint})" if hint else message
+        retryable = status in (408, 409, 429) or status >= 500 or (status == 200 and kind in RETRYABLE_TYPES)
+        return ModelCallError(self._hide_key(text), status, kind, retry_after, exc.request_id, retryable)
+
+
+def _seconds(header: str | None) -> float | None:
+    try:
+        return float(header) if header is not None else None
+    except ValueError:
+        return None  # a date form of retry-after: the SDK honours it when it retries; here it goes unsaid

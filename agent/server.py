@@ -1,0 +1,370 @@
+"""A local stand-in for the Messages API that plays a FakeModel script over HTTP.
+
+`python -m agent serve SCRIPT` answers `POST /v1/messages` (JSON, or server-sent
+events when the body says `stream: true`) and `POST /v1/messages/count_tokens`,
+so the real `anthropic` SDK, or an agent in any language, can be pointed at it
+by its base URL. Every request is checked with the engine's rules
+(`agent.requests` and the FakeModel), and a bad one gets the API's 400 body.
+
+The server keeps no conversation of its own: the reply for a request is chosen
+from the request itself, by how many assistant turns it already holds. So many
+clients at once each get their own run right, and a retried request gets the
+same reply again. The one piece of memory is for the script's error entries: an
+error is played once to each distinct request that reaches it, and that same
+request sent again moves past it, as a retry after a 529 does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import sys
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from agent.fake import FakeModel, ScriptExhausted
+from agent.requests import MODES, RequestRejected, check_body
+from agent.scripts import Script
+
+MAX_BODY_BYTES = 32 * 1024 * 1024
+REMEMBERED_REQUESTS = 10_000
+CHARACTERS_PER_TOKEN = 4  # the estimate's rule of thumb; a real tokenizer differs
+STATUS_OF_TYPE = {"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
+                  "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429, "api_error": 500,
+                  "overloaded_error": 529}
+ESTIMATE_NOTE = f"an estimate: JSON characters / {CHARACTERS_PER_TOKEN}, not a real tokenizer"
+
+
+def estimate_tokens(*parts: Any) -> int:
+    """A rough token count for JSON-able parts: about four characters a token."""
+    size = sum(len(json.dumps(part, ensure_ascii=False)) for part in parts if part)
+    return max(1, math.ceil(size / CHARACTERS_PER_TOKEN))
+
+
+def assistant_turns(messages: list[Any]) -> int:
+    """How many finished assistant turns a conversation holds: the number of the reply it asks for.
+
+    A run of consecutive assistant messages is one turn (real-API mode merges
+    them), and a final assistant message is a prefill, not a finished turn.
+    """
+    turns, previous = 0, None
+    for message in messages[:-1]:
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "assistant" and previous != "assistant":
+            turns += 1
+        previous = role
+    return turns
+
+
+class ReplyPicker:
+    """Chooses the script entry that answers a request, from the request alone."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        # For each turn: the indices of the error entries played before it, and
+        # the index of its reply (len(replies) once the script has run out).
+        self._turns: list[tuple[list[int], int]] = []
+        errors: list[int] = []
+        for index, entry in enumerate(script.replies):
+            if "error" in entry:
+                errors.append(index)
+            else:
+                self._turns.append((errors, index))
+                errors = []
+        if errors:
+            self._turns.append((errors, len(script.replies)))
+        self._errors_played: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def entry_index(self, messages: list[Any]) -> int:
+        turn = assistant_turns(messages)
+        errors, reply = self._turns[turn] if turn < len(self._turns) else ([], len(self.script.replies))
+        if not errors:
+            return reply
+        key = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
+        with self._lock:
+            played = self._errors_played.pop(key, 0)
+            self._errors_played[key] = played + 1 if played < len(errors) else played
+            while len(self._errors_played) > REMEMBERED_REQUESTS:
+                self._errors_played.popitem(last=False)
+        return errors[played] if played < len(errors) else reply
+
+
+class ApiError(Exception):
+    """An answer in the API's error shape: status, `error.type`, `error.message`."""
+
+    def __init__(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None,
+                 mid_stream: bool = False) -> None:
+        super().__init__(message)
+        self.status, self.kind, self.message = status, kind, message
+        self.headers = headers or {}
+        self.mid_stream = mid_stream
+        """Said as an `error` event after the stream began, when the request streams."""
+
+    def body(self, request_id: str) -> dict[str, Any]:
+        return {"type": "error", "error": {"type": self.kind, "message": self.message}, "request_id": request_id}
+
+
+def _text_pieces(text: str) -> list[str]:
+    return [piece for piece in re.findall(r"\S*\s*", text) if piece]  # word by word, spaces kept
+
+
+def _json_pieces(value: Any) -> list[str]:
+    # Cut after commas only: never inside an escape sequence, so every prefix parses as partial JSON.
+    return [piece for piece in re.findall(r"[^,]*,?", json.dumps(value)) if piece]
+
+
+def stream_events(message: dict[str, Any], error: ApiError | None = None,
+                  request_id: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """The server-sent events that deliver `message`, in the API's order; an error cuts in after the start."""
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
+             "usage": {**usage, "output_tokens": min(1, usage.get("output_tokens", 0))}}
+    yield "message_start", {"type": "message_start", "message": start}
+    yield "ping", {"type": "ping"}
+    if error is not None:
+        yield "error", error.body(request_id)
+        return
+    for index, block in enumerate(message["content"]):
+        kind = block.get("type")
+        deltas: list[dict[str, Any]] = []
+        if kind == "text":
+            opening = {**block, "text": ""}
+            deltas = [{"type": "text_delta", "text": piece} for piece in _text_pieces(block["text"])]
+        elif kind == "thinking":
+            opening = {key: value for key, value in block.items() if key != "signature"} | {"thinking": ""}
+            deltas = [{"type": "thinking_delta", "thinking": piece} for piece in _text_pieces(block["thinking"])]
+            if "signature" in block:
+                deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        elif kind == "tool_use":
+            opening = {**block, "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in _json_pieces(block["input"])]
+        else:  # redacted_thinking and the like arrive whole
+            opening = block
+        yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": opening}
+        for delta in deltas:
+            yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+    yield "message_delta", {"type": "message_delta",
+                            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                            "usage": usage}
+    yield "message_stop", {"type": "message_stop"}
+
+
+class StandInServer(ThreadingHTTPServer):
+    """The HTTP server: one thread a connection, the script shared and never changed."""
+
+    daemon_threads = True
+    request_queue_size = 128  # many clients may connect at once
+
+    def __init__(self, script: Script, host: str = "127.0.0.1", port: int = 8765, mode: str = "lesson",
+                 delay: float = 0.0, log: Callable[[str], None] | None = None) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        self.script, self.mode, self.delay, self.log = script, mode, delay, log
+        self.picker = ReplyPicker(script)
+        self.requests_answered = 0
+        self._count_lock = threading.Lock()
+        super().__init__((host, port), _Handler)
+
+    @property
+    def base_url(self) -> str:
+        """What a client passes as `base_url` (the SDK adds `/v1/messages` itself)."""
+        host, port = self.server_address[:2]
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)  # listening everywhere: reach it locally
+        host = f"[{host}]" if ":" in str(host) else host
+        return f"http://{host}:{port}"
+
+    def answer(self, body: Any) -> dict[str, Any]:
+        """The message that answers a checked request body, or ApiError."""
+        problems = check_body(body, self.mode)
+        if problems:
+            raise ApiError(400, "invalid_request_error", problems[0])
+        messages = body["messages"]
+        index = self.picker.entry_index(messages)
+        model = FakeModel(self.script, mode=self.mode, calls=index)
+        try:
+            reply = model.create(messages, system=body.get("system", ""), tools=body.get("tools"),
+                                 max_tokens=body.get("max_tokens", 1024))
+        except RequestRejected as exc:
+            raise ApiError(400, "invalid_request_error", exc.message) from None
+        except ScriptExhausted as exc:  # not the client's fault, and a retry will not help
+            raise ApiError(500, "api_error", str(exc), {"x-should-retry": "false"}) from None
+        except Exception as exc:  # an error entry: the SDK exception the FakeModel raised for it
+            status, kind = getattr(exc, "status_code", None), getattr(exc, "type", None)
+            if not isinstance(status, int) or not kind:
+                raise
+            entry = self.script.replies[index]["error"]
+            if status < 400:  # a recorded mid-stream error (status 200): a request without a stream gets its type's
+                status = STATUS_OF_TYPE.get(kind, 500)
+            headers = {"retry-after": str(entry.get("retry_after", 1))} if status == 429 else {}
+            raise ApiError(status, kind, entry["message"], headers, mid_stream=bool(entry.get("mid_stream"))) \
+                from None
+        usage = reply.get("usage") or {
+            "input_tokens": estimate_tokens(body.get("system"), body.get("tools"), messages),
+            "output_tokens": estimate_tokens(reply["content"])}
+        return {"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
+                "model": body.get("model") or "stand-in", "content": reply["content"],
+                "stop_reason": reply["stop_reason"], "stop_sequence": None, "usage": usage}
+
+    def count_tokens(self, body: Any) -> dict[str, Any]:
+        problems = check_body(body, self.mode)
+        if problems:
+            raise ApiError(400, "invalid_request_error", problems[0])
+        return {"input_tokens": estimate_tokens(body.get("system"), body.get("tools"), body["messages"])}
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a client that hung up (a timeout, a closed stream) is not the server's failure
+        super().handle_error(request, client_address)
+
+    def counted(self) -> None:
+        with self._count_lock:
+            self.requests_answered += 1
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the SDK reuses its connections
+    # Small writes on a kept-alive connection otherwise meet Nagle's algorithm and the client's delayed ACK:
+    # 40 ms lost per answer. So: no Nagle, and an answer's head and body leave in one buffered write.
+    disable_nagle_algorithm = True
+    wbufsize = -1
+    server: StandInServer
+    server_version = "loop-sandbox-stand-in"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # one line a request is said in `_log`, with what the check found; headers never
+
+    def _log(self, status: int, note: str) -> None:
+        if self.server.log is not None:
+            path = self.path.split("?")[0]
+            self.server.log(f"{self.command} {path} -> {status}" + (f" {note}" if note else ""))
+
+    def do_GET(self) -> None:  # http.server calls do_<METHOD>
+        if self.path.split("?")[0] in ("/", "/health"):
+            script = self.server.script
+            self._send_json(200, {"server": "loop-sandbox stand-in Messages API", "script": script.name,
+                                  "replies": len(script.replies), "mode": self.server.mode})
+            return
+        self._send_error(ApiError(404, "not_found_error", "Not Found"), self._request_id())
+
+    def do_POST(self) -> None:
+        request_id = self._request_id()
+        try:
+            self._answer_post(request_id)
+        except ApiError as error:
+            self._send_error(error, request_id)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client went away mid-answer; nothing to tell it
+        except Exception as exc:  # a fault of this server: said as the API says its own, never a dropped line
+            self.close_connection = True
+            self._send_error(ApiError(500, "api_error", f"the stand-in server failed: {type(exc).__name__}: {exc}",
+                                      {"x-should-retry": "false"}), request_id)
+        finally:
+            self.server.counted()
+
+    def _answer_post(self, request_id: str) -> None:
+        path = self.path.split("?")[0].rstrip("/")
+        body = self._read_body()  # read before answering, so a kept-alive connection stays in step
+        if path not in ("/v1/messages", "/v1/messages/count_tokens"):
+            raise ApiError(404, "not_found_error", "Not Found")
+        if not (self.headers.get("x-api-key") or self.headers.get("authorization", "").startswith("Bearer ")):
+            raise ApiError(401, "authentication_error", "x-api-key header is required")
+        try:
+            parsed = json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ApiError(400, "invalid_request_error", f"body: the request body is not valid JSON ({exc})") \
+                from None
+        if path.endswith("count_tokens"):
+            self._send_json(200, self.server.count_tokens(parsed), {"x-token-count": ESTIMATE_NOTE})
+            self._log(200, "count_tokens (estimate)")
+            return
+        streaming = isinstance(parsed, dict) and parsed.get("stream") is True
+        try:
+            message = self.server.answer(parsed)
+        except ApiError as error:
+            if error.mid_stream and streaming:
+                self._send_events(stream_events(_placeholder(parsed), error, request_id), request_id)
+                self._log(200, f"stream broken by an error event: {error.kind}")
+                return
+            raise
+        if self.server.delay:
+            time.sleep(self.server.delay)
+        if streaming:
+            self._send_events(stream_events(message), request_id)
+        else:
+            self._send_json(200, message, {"request-id": request_id})
+        self._log(200, f"reply {assistant_turns(parsed['messages']) + 1}: {message['stop_reason']}")
+
+    def _read_body(self) -> bytes:
+        try:
+            length = int(self.headers.get("content-length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0 or length > MAX_BODY_BYTES:
+            self.close_connection = True
+            raise ApiError(413, "request_too_large", f"Request exceeds the maximum size of {MAX_BODY_BYTES} bytes")
+        return self.rfile.read(length)
+
+    def _request_id(self) -> str:
+        return f"req_{uuid.uuid4().hex[:24]}"
+
+    def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_error(self, error: ApiError, request_id: str) -> None:
+        self._send_json(error.status, error.body(request_id), {"request-id": request_id, **error.headers})
+        self._log(error.status, f"{error.kind}: {error.message}")
+
+    def _send_events(self, events: Iterator[tuple[str, dict[str, Any]]], request_id: str) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("request-id", request_id)
+        self.end_headers()
+        for name, data in events:
+            chunk = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self.wfile.flush()
+            if self.server.delay and name == "content_block_delta":
+                time.sleep(self.server.delay / 10)  # slow enough to watch the reply arrive
+        self.wfile.write(b"0\r\n\r\n")
+
+
+def _placeholder(body: dict[str, Any]) -> dict[str, Any]:
+    """The start of a message that breaks off before any content."""
+    return {"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
+            "model": body.get("model") or "stand-in", "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": estimate_tokens(body.get("system"), body.get("messages")), "output_tokens": 0}}
+
+
+@contextmanager
+def running_server(script: Script, *, host: str = "127.0.0.1", port: int = 0, mode: str = "lesson",
+                   delay: float = 0.0, log: Callable[[str], None] | None = None) -> Iterator[StandInServer]:
+    """A stand-in server answering in a background thread; stopped and closed on leaving the block."""
+    server = StandInServer(script, host=host, port=port, mode=mode, delay=delay, log=log)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, name="stand-in-server",
+                              daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
