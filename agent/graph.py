@@ -44,8 +44,10 @@ def _label(*lines: str) -> str:
 def _node(graph: graphviz.Digraph, name: str, label: str, kind: str, tooltip: str = "", **attrs: str) -> None:
     fill, line = STYLES[kind]
     dashed = kind in ("next", "failed", "earlier")
-    graph.node(name, label, fillcolor=fill, color=line, tooltip=_label(tooltip) if tooltip else label,
-               style="rounded,filled,dashed" if dashed else "rounded,filled", **attrs)
+    # Square corners on purpose: the browser's renderer samples every curved outline point by point, and
+    # rounded boxes made each Step several times slower (bench/page_step.py).
+    graph.node(name, label, fillcolor=fill, color=line, tooltip=_label(*tooltip.split("\n")) if tooltip else label,
+               style="filled,dashed" if dashed else "filled", **attrs)
 
 
 def _call_nodes(graph: graphviz.Digraph, record: TurnRecord, ask: str) -> list[str]:
@@ -72,7 +74,7 @@ def run_graph(state: RunState, last_turns: int | None = None) -> graphviz.Digrap
     """ask -> tool calls -> ask ... -> outcome; with `last_turns`, earlier turns fold into one node."""
     graph = graphviz.Digraph("run", graph_attr={"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
                                                  "bgcolor": "transparent", "fontname": FONT})
-    graph.attr("node", shape="box", fontname=FONT, fontsize="11", fontcolor=INK, margin="0.12,0.06", height="0.3")
+    graph.attr("node", shape="box", fontname=FONT, fontsize="13", fontcolor=INK, margin="0.14,0.07", height="0.3")
     graph.attr("edge", color=MUTED, arrowsize="0.6")
     _node(graph, "task", _label("task", clip(state.task, 48)), "task", state.task)
     tails = ["task"]
@@ -81,7 +83,9 @@ def run_graph(state: RunState, last_turns: int | None = None) -> graphviz.Digrap
         first = state.turn - last_turns + 1
         folded = [record_of_turn(state, t) for t in range(1, first)]
         calls = sum(len(r.tool_runs) for r in folded if r)
-        label = _label(f"turns 1–{first - 1}", f"{first - 1} asks · {calls} tool calls")
+        asks = first - 1
+        label = _label("turn 1" if asks == 1 else f"turns 1–{asks}",
+                       f"{asks} ask{'s' if asks != 1 else ''} · {calls} tool call{'s' if calls != 1 else ''}")
         _node(graph, "earlier", label, "earlier")
         graph.edge("task", "earlier", style="dashed")
         tails = ["earlier"]
@@ -128,6 +132,7 @@ CYCLE_NODES = [
     ("stopped", "stopped: <reason>", "oval"),
     ("out_of_turns", "stopped: no answer\nafter N turns", "oval"),
     ("bad_request", "bad request", "oval"),
+    ("failed", "failed: the next\nStep tries again", "oval"),
 ]
 CYCLE_EDGES = [
     ("start", "send", ""),
@@ -141,7 +146,7 @@ CYCLE_EDGES = [
     ("limit", "send", "next turn"),
     ("limit", "out_of_turns", "reached"),
     ("send", "bad_request", "400"),
-    ("send", "send", "error: Step retries"),
+    ("send", "failed", "error"),
 ]
 # The path each branch takes round the cycle.
 PATHS = {
@@ -151,7 +156,7 @@ PATHS = {
     "stopped": ["send", "append", "decide", "stopped"],
     "limit": ["send", "append", "decide", "tools", "results", "limit", "out_of_turns"],
     "bad_request": ["send", "bad_request"],
-    "model_error": ["send", "send"],
+    "model_error": ["send", "failed"],
 }
 
 
@@ -163,8 +168,8 @@ def loop_diagram(branch: str | None) -> graphviz.Digraph:
     last = path[-1] if path and branch != "tool_use" else (path[-2] if path else None)
     graph = graphviz.Digraph("loop", graph_attr={"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.28",
                                                   "bgcolor": "transparent"})
-    graph.attr("node", fontname=FONT, fontsize="11", style="filled", height="0.3", margin="0.1,0.04")
-    graph.attr("edge", fontname=FONT, fontsize="9", arrowsize="0.6")
+    graph.attr("node", fontname=FONT, fontsize="13", style="filled", height="0.3", margin="0.1,0.04")
+    graph.attr("edge", fontname=FONT, fontsize="11", arrowsize="0.6")
     for name, text, shape in CYCLE_NODES:
         label = _label(*text.split("\n"))
         if name in lit_nodes:
@@ -176,5 +181,5 @@ def loop_diagram(branch: str | None) -> graphviz.Digraph:
         lit = (tail, head) in lit_edges
         graph.edge(tail, head, **({"label": label} if label else {}), color=LIT_LINE if lit else LINE,
                    fontcolor=INK if lit else MUTED, penwidth="2.2" if lit else "1",
-                   style="dashed" if tail == head else "solid")
+                   style="dashed" if head == "failed" else "solid")
     return graph

@@ -16,6 +16,7 @@ from typing import Any
 
 from agent import loop
 from agent.loop import RunState, TurnRecord
+from agent.scripts import Script, ScriptError, builtin_names, load_script
 
 # The page starts here: the lesson's reference run.
 REFERENCE_SCRIPT = "add_then_answer"
@@ -29,8 +30,23 @@ STOP_NOTES = {
     "stop_sequence": "A custom stop sequence fired. The loop stops and says so.",
     "model_context_window_exceeded": "The conversation no longer fits in the model's context window.",
 }
+# What the loop did on each branch of a turn that got a reply.
+BRANCH_WORDS = {"answer": "returned the answer", "tool_use": "ran the tool calls and appended their results",
+                "limit": "ran the tool calls, then stopped at the turn limit",
+                "stopped": "stopped without running anything"}
 UNKNOWN_STOP_NOTE = ("A stop reason this loop does not know. Anything other than end_turn and tool_use stops "
                      "the loop and runs nothing, so it stays safe for reasons added after it was written.")
+
+
+def builtin_scripts() -> dict[str, Script]:
+    """Every built-in script by name; a broken file is left out (`python -m agent validate` names its fault)."""
+    scripts = {}
+    for name in builtin_names():
+        try:
+            scripts[name] = load_script(name)
+        except ScriptError:  # one broken file must not take the page down
+            continue
+    return scripts
 
 
 def clip(text: str, limit: int = 60) -> str:
@@ -40,7 +56,7 @@ def clip(text: str, limit: int = 60) -> str:
 
 
 def compact_json(value: Any) -> str:
-    """JSON the way the console prints tool input: keys sorted, one line."""
+    """JSON on one line with its keys sorted, as the console prints tool input, characters as written."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
@@ -108,6 +124,12 @@ def snapshot(state: RunState, turn: int) -> RunState:
     return RunState(state.task, system=state.system, tool_names=list(state.tool_names), max_turns=state.max_turns,
                     max_tokens=state.max_tokens, messages=list(messages),
                     records=[r for r in state.records if r.turn <= turn])
+
+
+def first_card(state: RunState, turn: int, card_turns: int) -> int:
+    """Where the messages of the latest `card_turns` turns (up to `turn`) begin; older ones are summarised."""
+    record = record_of_turn(state, turn - card_turns + 1) if turn > card_turns else None
+    return record.sent if record else 1
 
 
 def latest_branch(state: RunState) -> str | None:
@@ -254,7 +276,8 @@ def run_summary(state: RunState) -> str:
     """One line for the status bar: turns against the limit, messages and tool calls."""
     calls = sum(len(r.tool_runs) for r in state.records)
     errors = sum(run.is_error for r in state.records for run in r.tool_runs)
-    parts = [f"turn {state.turn} of {state.max_turns}", f"{len(state.messages)} messages",
+    count = len(state.messages)
+    parts = [f"turn {state.turn} of {state.max_turns}", f"{count} message{'s' if count != 1 else ''}",
              f"{calls} tool call{'s' if calls != 1 else ''}"]
     if errors:
         parts.append(f"{errors} failed")
@@ -265,3 +288,70 @@ def settings_of(state: RunState) -> dict[str, Any]:
     """The settings a run was started with, to compare with what the page's controls now say."""
     return {"task": state.task, "system": state.system, "tool_names": list(state.tool_names),
             "max_turns": state.max_turns, "max_tokens": state.max_tokens}
+
+
+class LiveReply:
+    """A streaming reply as far as it has come, from the real model's `on_event` dicts, for a live preview."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self._tool: str | None = None
+
+    def add(self, event: dict[str, Any]) -> None:
+        """Take one event: `{"type": "text", "text": ...}` or `{"type": "input_json", "partial_json": ...}`."""
+        if event.get("type") == "text":
+            if self._tool is not None:
+                self.parts.append("\n")
+                self._tool = None
+            self.parts.append(str(event.get("text", "")))
+        elif event.get("type") == "input_json":
+            name = str(event.get("name") or "tool")
+            if name != self._tool:
+                self.parts.append(f"{chr(10) if self.parts else ''}tool_use {name} ")
+                self._tool = name
+            self.parts.append(str(event.get("partial_json", "")))
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def load_real_adapter() -> tuple[Any, str | None]:
+    """The real-model module, or None and why not; imported here, only when a person picks the real model."""
+    try:
+        from agent import anthropic_model
+    except Exception as exc:  # a missing or broken adapter must leave the page working
+        return None, (f"The real-model adapter (agent/anthropic_model.py) cannot be loaded here "
+                      f"({type(exc).__name__}: {exc}). The FakeModel works without it.")
+    return anthropic_model, None
+
+
+def real_model(api_key: str, model_name: str, base_url: str, on_event: Any,
+               send_anyway: bool = False) -> tuple[Any, str | None]:
+    """The real model for these settings, or None and why not, in words that never hold the key."""
+    adapter, problem = load_real_adapter()
+    if problem:
+        return None, problem
+    base_url = base_url.strip()
+    if not api_key and not base_url:
+        return None, ("The real model needs an API key: set ANTHROPIC_API_KEY, put it in st.secrets, or type it "
+                      "in the sidebar. A local server (a base URL) needs none.")
+    try:
+        model = adapter.AnthropicModel(api_key=api_key or "no-key-needed", model=model_name.strip() or
+                                       adapter.DEFAULT_MODEL, base_url=base_url or None, on_event=on_event)
+    except Exception as exc:  # a bad setting is a message, not a traceback
+        return None, scrub(f"The real model could not be set up: {type(exc).__name__}: {exc}", api_key)
+    model.send_anyway = send_anyway
+    return model, None
+
+
+def scrub(text: str, secret: str | None) -> str:
+    """`text` with the secret blanked out, so a key never reaches the screen inside an error message."""
+    return text.replace(secret, "•••") if secret and len(secret) >= 4 else text
+
+
+MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$"
+
+
+def md_escape(text: str) -> str:
+    """Text that markdown shows exactly as written."""
+    return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in text)

@@ -1,0 +1,161 @@
+"""HTML for the parts of the page that widgets do not draw well: message cards and the loop's code.
+
+Plain strings, no streamlit: the page passes them to `st.html`. Every piece of
+text that comes from a run (a task, a tool's input, a model's words) is escaped,
+so a reply holding `<script>` shows as those characters and does nothing.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import keyword
+import tokenize
+from typing import Any
+
+from agent.view import LoopSource, result_text
+
+PAGE_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] {padding-top: 2.2rem;}
+.ls-msg {border: 1px solid #e4e7eb; border-left: 4px solid #4c6ef5; border-radius: 10px; padding: 8px 12px;
+  margin: 0 0 8px 0; background: #ffffff; font-size: 0.9rem;}
+.ls-msg.ls-assistant {border-left-color: #7950f2;}
+.ls-msg.ls-new {background: #fffbea; box-shadow: 0 0 0 1px #ffe066;}
+.ls-head {display: flex; gap: 8px; align-items: center; margin-bottom: 4px;}
+.ls-role {font-weight: 700; text-transform: uppercase; letter-spacing: .04em; font-size: .72rem; color: #4c6ef5;}
+.ls-assistant .ls-role {color: #7950f2;}
+.ls-index {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .75rem; color: #7b8794;}
+.ls-badge {font-size: .68rem; font-weight: 700; color: #8a5a00; background: #ffe066; border-radius: 999px;
+  padding: 1px 8px;}
+.ls-block {display: flex; gap: 8px; align-items: baseline; padding: 3px 0; border-top: 1px dashed #eef0f2;}
+.ls-head + .ls-block {border-top: none;}
+.ls-kind {flex: 0 0 auto; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .7rem;
+  color: #52606d; background: #f1f3f5; border-radius: 4px; padding: 1px 6px;}
+.ls-kind.ls-tool_use {color: #5f3dc4; background: #f3f0ff;}
+.ls-kind.ls-tool_result {color: #2b8a3e; background: #ebfbee;}
+.ls-kind.ls-error {color: #c92a2a; background: #fff5f5;}
+.ls-body {white-space: pre-wrap; word-break: break-word; color: #1f2933;}
+.ls-body code {font-size: .8rem; background: #f8f9fa; padding: 1px 4px; border-radius: 4px;}
+.ls-quiet {color: #9aa5b1; font-style: italic;}
+.ls-code {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11.5px; line-height: 1.45;
+  background: #fbfcfd; border: 1px solid #e4e7eb; border-radius: 10px; padding: 8px 0; overflow-x: auto;}
+.ls-line {display: flex; white-space: pre; padding-right: 12px; border-left: 3px solid transparent;
+  width: max-content; min-width: 100%; box-sizing: border-box;}
+.ls-line.ls-lit {background: #fff3bf; border-left-color: #f08c00;}
+.ls-line.ls-anchor {background: #ffe066;}
+.ls-ln {flex: 0 0 3.2em; text-align: right; padding-right: 1em; color: #adb5bd; user-select: none;}
+.ls-here {color: #8a5a00; font-weight: 700; padding-left: 1.5em; font-family: Helvetica, Arial, sans-serif;}
+.ls-kw {color: #cf222e;} .ls-str {color: #0a3069;} .ls-com {color: #6e7781; font-style: italic;}
+.ls-num {color: #0550ae;} .ls-def {color: #8250df; font-weight: 600;}
+</style>
+"""
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _block_html(block: Any) -> str:
+    """One content block: a small type tag, then what it holds."""
+    if not isinstance(block, dict):
+        return _row("?", f"<code>{_e(json.dumps(block))}</code>")
+    kind = block.get("type", "?")
+    if kind == "text":
+        return _row("text", _e(block.get("text", "")))
+    if kind == "thinking":
+        thought = block.get("thinking", "")
+        return _row("thinking", _e(thought) if thought else '<span class="ls-quiet">empty: sent back unchanged</span>')
+    if kind == "redacted_thinking":
+        return _row("redacted_thinking", '<span class="ls-quiet">encrypted: sent back unchanged</span>')
+    if kind == "tool_use":
+        body = (f"<b>{_e(block.get('name'))}</b> <code>{_e(json.dumps(block.get('input'), ensure_ascii=False))}"
+                f"</code> <span class=\"ls-index\">{_e(block.get('id'))}</span>")
+        return _row("tool_use", body)
+    if kind == "tool_result":
+        error = block.get("is_error", False)
+        body = (f"<span class=\"ls-index\">{_e(block.get('tool_use_id'))} →</span> "
+                f"{_e(result_text(block.get('content')))}")
+        if error:
+            body += ' <span class="ls-kind ls-error">is_error: true</span>'
+        return _row("tool_result", body, error)
+    return _row(str(kind), f"<code>{_e(json.dumps(block, ensure_ascii=False))}</code>")
+
+
+def _row(kind: str, body: str, error: bool = False) -> str:
+    tag = "ls-error" if error else f"ls-{_e(kind)}"
+    return f'<div class="ls-block"><span class="ls-kind {tag}">{_e(kind)}</span><div class="ls-body">{body}</div></div>'
+
+
+def message_html(message: dict[str, Any], index: int, badge: str = "") -> str:
+    """One message as a card: its role, its place in the array, a badge (e.g. `new`), and its blocks."""
+    role = str(message.get("role", "?"))
+    content = message.get("content")
+    if isinstance(content, str):  # a plain string is what was sent: say so, rather than invent a block
+        inner = _row("string", _e(content))
+    else:
+        blocks = content if isinstance(content, list) else []
+        inner = "".join(_block_html(b) for b in blocks) or '<div class="ls-quiet">no blocks</div>'
+    head = (f'<div class="ls-head"><span class="ls-role">{_e(role)}</span>'
+            f'<span class="ls-index">messages[{index}]</span>'
+            + (f'<span class="ls-badge">{_e(badge)}</span>' if badge else "") + "</div>")
+    new = " ls-new" if badge else ""
+    return f'<div class="ls-msg ls-{_e(role)}{new}">{head}{inner}</div>'
+
+
+def messages_html(messages: list[dict[str, Any]], first_index: int = 0, new: range | None = None,
+                  badge: str = "new") -> str:
+    """Cards for consecutive messages; those whose index is in `new` get the badge."""
+    new = new or range(0)
+    return "".join(message_html(m, first_index + i, badge if first_index + i in new else "")
+                   for i, m in enumerate(messages))
+
+
+def _token_class(token: tokenize.TokenInfo, previous: str) -> str:
+    if token.type == tokenize.NAME:
+        if previous in ("def", "class"):
+            return "ls-def"
+        return "ls-kw" if keyword.iskeyword(token.string) else ""
+    return {tokenize.STRING: "ls-str", tokenize.COMMENT: "ls-com", tokenize.NUMBER: "ls-num"}.get(token.type, "")
+
+
+def highlight(lines: list[str]) -> list[str]:
+    """Python source lines as HTML lines with keywords, strings, numbers and comments coloured."""
+    out = [[] for _ in lines]
+    row, col = 1, 0  # how far the source has been written out
+
+    def emit(end_row: int, end_col: int, css: str) -> None:
+        nonlocal row, col
+        while (row, col) < (end_row, end_col) and row <= len(lines):
+            stop = end_col if row == end_row else len(lines[row - 1])
+            piece = lines[row - 1][col:stop]
+            if piece:
+                out[row - 1].append(f'<span class="{css}">{_e(piece)}</span>' if css else _e(piece))
+            if row == end_row:
+                col = stop
+                break
+            row, col = row + 1, 0
+
+    previous = ""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            emit(*token.start, "")
+            emit(*token.end, _token_class(token, previous))
+            if token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+                previous = token.string
+    except (tokenize.TokenError, IndentationError):  # show the rest plain rather than not at all
+        pass
+    emit(len(lines), len(lines[-1]) if lines else 0, "")
+    return ["".join(parts) for parts in out]
+
+
+def source_html(source: LoopSource, note: str = "") -> str:
+    """The loop's code with line numbers, the branch's lines lit, and `note` beside the line naming it."""
+    rows = []
+    for i, line_html in enumerate(highlight(source.lines)):
+        classes = "ls-line" + (" ls-lit" if i in source.marked else "") + (" ls-anchor" if i == source.anchor else "")
+        here = f'<span class="ls-here">◀ {_e(note)}</span>' if note and i == source.anchor else ""
+        rows.append(f'<div class="{classes}"><span class="ls-ln">{source.first_line + i}</span>'
+                    f"<span>{line_html or ' '}</span>{here}</div>")
+    return f'<div class="ls-code">{"".join(rows)}</div>'

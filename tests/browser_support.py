@@ -1,0 +1,102 @@
+"""Starting the page and a browser for browser tests and benchmarks.
+
+`SandboxServer` runs `streamlit run sandbox_app.py` on 127.0.0.1 and a free
+port and waits for `/_stcore/health`; `launch_chromium` starts Debian's
+Chromium (/usr/bin/chromium) through Playwright. Playwright's own browser
+download is never used.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+# Debian's Chromium; CHROMIUM_PATH points elsewhere (and lets a test of the no-browser case name a missing one).
+CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+INSTALL_HINT = "Chromium is needed for the browser tests: apt-get install chromium (it lands at /usr/bin/chromium)"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class SandboxServer:
+    """`streamlit run sandbox_app.py` on a free port of 127.0.0.1, stopped by `stop()` (or `with`)."""
+
+    def __init__(self, app: Path = ROOT / "sandbox_app.py", python: str = sys.executable) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = ROOT / "test-artifacts" / f"streamlit-{self.port}.log"
+        self.log.parent.mkdir(exist_ok=True)
+        command = [python, "-m", "streamlit", "run", str(app), "--server.headless", "true",
+                   "--server.address", "127.0.0.1", "--server.port", str(self.port),
+                   "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+                   "--global.developmentMode", "false"]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env.pop("ANTHROPIC_API_KEY", None)  # the page under test never sees a real key
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+
+    def wait_until_healthy(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.process.returncode}: {self.log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.2)
+        raise TimeoutError(f"streamlit did not answer /_stcore/health within {timeout}s")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def __enter__(self) -> SandboxServer:
+        try:
+            self.wait_until_healthy()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.stop()
+
+
+def launch_chromium(playwright: Any) -> Any:
+    """Debian's Chromium through Playwright, headless."""
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+
+
+def open_page(browser: Any, url: str, width: int = 1440, height: int = 1300) -> Any:
+    """A new page (its own browser context, so its own Streamlit session) with the sandbox loaded."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(url)
+    wait_for_idle(page)
+    page.get_by_role("button", name="Step").wait_for(timeout=30_000)
+    return page
+
+
+def wait_for_idle(page: Any, timeout: float = 30_000) -> None:
+    """Until Streamlit has finished running the script for this page."""
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)

@@ -1,0 +1,401 @@
+"""The page's controls, driven through Streamlit's AppTest (the script runs for real, without a browser)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from agent.scripts import load_script
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE_CONSOLE = ['turn 1: add {"a": 2, "b": 3} -> 5', "result: 2 + 3 is 5.", "messages sent each turn: 1, 3"]
+
+
+@pytest.fixture
+def at(monkeypatch) -> AppTest:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+
+
+def run(target) -> AppTest:
+    """Run the page after an interaction (`target` is the AppTest or the widget just used)."""
+    at = target.run()
+    assert not at.exception, [e.value for e in at.exception]  # never a Streamlit exception box
+    return at
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    return run(next(b for b in at.button if b.label == label).click())
+
+
+def console(at: AppTest) -> list[str]:
+    return next(c.value for c in at.code if "messages sent each turn" in c.value).splitlines()
+
+
+def run_graph_dot(at: AppTest) -> str:
+    return next(g.proto.spec for g in at.get("graphviz_chart") if g.proto.spec.startswith("digraph run"))
+
+
+def status(at: AppTest) -> str:
+    return at.get("progress")[0].proto.text
+
+
+def pick_script(at: AppTest, name: str) -> AppTest:
+    return run(at.selectbox(key="script").set_value(name))
+
+
+def open_tab(at: AppTest, label: str) -> AppTest:
+    at.session_state["tab"] = label
+    return run(at)
+
+
+def texts(elements) -> str:
+    return "\n".join(e.value for e in elements)
+
+
+def test_the_page_opens_on_the_reference_script_with_the_fake_model(at):
+    assert at.radio(key="model_choice").value == "Fake"
+    assert at.selectbox(key="script").value == "add_then_answer"
+    assert at.text_area(key="task").value == "What is 2 + 3?"
+    assert "It does not read the task" in texts(at.caption)
+    assert at.multiselect(key="tools").value == ["add", "word_count"]
+    assert status(at).startswith("turn 0 of 40")
+    assert console(at) == ["messages sent each turn: "]
+    assert "next Step" in run_graph_dot(at)
+
+
+def test_stepping_the_reference_script_reaches_its_answer(at):
+    click(at, "Step")
+    assert console(at) == ['turn 1: add {"a": 2, "b": 3} -> 5', "messages sent each turn: 1"]
+    assert status(at).startswith("turn 1 of 40 · 3 messages")
+    assert not at.success
+    click(at, "Step")
+    assert console(at) == REFERENCE_CONSOLE
+    assert "2 \\+ 3 is 5\\." in at.success[0].value
+    dot = run_graph_dot(at)
+    assert "ask2 -> outcome" in dot and 'label="answer\\n2 + 3 is 5."' in dot
+    assert at.session_state["run"].messages[-1] == {"role": "assistant",
+                                                    "content": [{"type": "text", "text": "2 + 3 is 5."}]}
+
+
+def test_step_after_the_end_says_so_and_does_nothing(at):
+    click(at, "Run to end")
+    before = at.session_state["run"].to_json()
+    click(at, "Step")
+    assert "The loop has finished (2 + 3 is 5.)" in texts(at.info)
+    assert at.session_state["run"].to_json() == before
+
+
+def test_run_to_end_and_reset(at):
+    click(at, "Run to end")
+    assert console(at) == REFERENCE_CONSOLE
+    click(at, "Reset")
+    assert console(at) == ["messages sent each turn: "]
+    assert status(at).startswith("turn 0 of 40")
+    click(at, "Run to end")  # the same settings, the script from its start
+    assert console(at) == REFERENCE_CONSOLE
+
+
+def test_the_turn_details_show_the_exact_request_and_the_reply(at):
+    click(at, "Step")
+    click(at, "Step")
+    details = texts(at.markdown)
+    assert "**Turn 2 sent** 3 messages" in details
+    assert "with stop_reason `end_turn`, and the loop returned the answer" in details
+    assert "Usage: 412 input tokens · 9 output tokens · the model took" in texts(at.caption)
+    assert not any(c.language == "json" for c in at.code)  # built closed: its JSON is made when it is opened
+    at.session_state["json_request2"] = True
+    run(at)
+    request = json.loads(next(c.value for c in at.code if c.language == "json"))
+    assert request == at.session_state["run"].request(at.session_state["run"].records[1])
+    assert len(request["messages"]) == 3
+
+
+def test_switching_script_loads_its_settings_and_starts_over(at):
+    click(at, "Step")
+    pick_script(at, "two_calls_one_reply")
+    script = load_script("two_calls_one_reply")
+    assert at.text_area(key="task").value == script.task
+    assert at.multiselect(key="tools").value == script.tools
+    assert at.text_area(key="system").value == script.system
+    assert status(at).startswith("turn 0 of")
+    assert script.about in texts(at.caption)
+    click(at, "Run to end")
+    assert console(at)[:2] == ['turn 1: add {"a": 3, "b": 4} -> 7', 'turn 1: upper {"text": "hello"} -> HELLO']
+
+
+def test_a_good_file_loads_as_a_script(at):
+    data = {"title": "My own", "task": "Count these words", "tools": ["word_count"],
+            "replies": [{"stop_reason": "tool_use", "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "word_count", "input": {"text": "a b c"}}]},
+                {"stop_reason": "end_turn", "content": [{"type": "text", "text": "Three."}]}]}
+    run(at.file_uploader(key="upload").upload("mine.json", json.dumps(data).encode(), "application/json"))
+    assert at.selectbox(key="script").value == "mine (your file)"
+    assert at.text_area(key="task").value == "Count these words"
+    click(at, "Run to end")
+    assert console(at) == ['turn 1: word_count {"text": "a b c"} -> 3', "result: Three.",
+                           "messages sent each turn: 1, 3"]
+
+
+def test_a_bad_file_shows_the_engines_error_and_keeps_the_run(at):
+    click(at, "Step")
+    before = at.session_state["run"].to_json()
+    bad = {"replies": [{"stop_reason": "tool_use", "content": [{"type": "tool_use", "name": "add", "input": {}}]}]}
+    run(at.file_uploader(key="upload").upload("broken.json", json.dumps(bad).encode(), "application/json"))
+    assert texts(at.error) == 'broken.json: replies[0].content[0]: tool_use needs an "id"'
+    assert at.session_state["run"].to_json() == before
+    assert at.selectbox(key="script").value == "add_then_answer"
+    click(at, "Step")  # the run goes on
+    assert console(at) == REFERENCE_CONSOLE
+
+
+def test_a_file_that_is_not_json_says_so(at):
+    run(at.file_uploader(key="upload").upload("notes.json", b"{not json", "application/json"))
+    assert texts(at.error).startswith("notes.json: not JSON (")
+
+
+def test_the_tool_allowlist_reaches_the_loop(at):
+    run(at.multiselect(key="tools").unselect("add"))
+    click(at, "Step")
+    assert console(at)[0] == 'turn 1: add {"a": 2, "b": 3} -> error: add is not available to this agent ' \
+                             "(its tools: word_count)"
+    assert "✗ add" in run_graph_dot(at)
+
+
+def test_the_turn_limit_reaches_the_loop(at):
+    pick_script(at, "runaway")
+    run(at.number_input(key="max_turns").set_value(3))
+    click(at, "Run to end")
+    assert console(at)[-2:] == ["result: stopped: no answer after 3 turns", "messages sent each turn: 1, 3, 5"]
+    assert "stopped: no answer after 3 turns" in at.warning[0].value
+    assert status(at).startswith("turn 3 of 3")
+
+
+def test_max_tokens_and_the_system_prompt_go_into_the_request(at):
+    run(at.number_input(key="max_tokens").set_value(77))
+    run(at.text_area(key="system").input("Be brief."))
+    click(at, "Step")
+    request = at.session_state["run"].request(at.session_state["run"].records[0])
+    assert request["max_tokens"] == 77 and request["system"] == "Be brief."
+    assert at.session_state["fake"].requests[0]["max_tokens"] == 77
+
+
+def test_a_typed_task_is_the_first_message_and_the_fake_replies_stay(at):
+    run(at.text_area(key="task").input("What is 10 + 20?"))
+    click(at, "Run to end")
+    assert at.session_state["run"].messages[0] == {"role": "user", "content": "What is 10 + 20?"}
+    assert console(at)[1] == "result: 2 + 3 is 5."  # the script is what it is
+
+
+def test_settings_changed_mid_run_wait_for_reset(at):
+    click(at, "Step")
+    run(at.text_area(key="task").input("Something else"))
+    assert "The settings changed since this run started" in texts(at.info)
+    assert at.session_state["run"].task == "What is 2 + 3?"
+    click(at, "Reset")
+    assert at.session_state["run"].task == "Something else"
+    assert "The settings changed" not in texts(at.info)
+
+
+def test_the_slider_looks_back_without_losing_the_run(at):
+    pick_script(at, "three_tool_chain")
+    for _ in range(3):
+        click(at, "Step")
+    assert at.slider(key="look_back").value == 3
+    run(at.slider(key="look_back").set_value(1))
+    assert console(at) == [console(at)[0], "messages sent each turn: 1"]
+    assert "ask2" in run_graph_dot(at) and "ask3" not in run_graph_dot(at)
+    assert "Looking back at turn 1 of 3" in texts(at.caption)
+    assert at.session_state["run"].turn == 3
+    click(at, "Step")  # carries on from the latest turn, and shows it
+    assert at.session_state["run"].turn == 4
+    assert at.slider(key="look_back").value == 4
+    assert console(at)[-2].startswith("result: ")
+
+
+def test_a_model_error_is_shown_and_the_next_step_retries(at):
+    pick_script(at, "overloaded_529")
+    click(at, "Step")
+    click(at, "Step")
+    assert "**The model failed:** 529 overloaded\\_error: Overloaded" in at.error[0].value
+    assert "Step tries turn 2 again" in at.error[0].value
+    assert "ask2_failed1" in run_graph_dot(at)
+    click(at, "Step")
+    assert console(at)[-2:] == ["result: 2 + 3 is 5.", "messages sent each turn: 1, 3"]
+    assert at.success  # the answer, and the failed attempt stays on record in the turn's details
+    assert [e.value for e in at.error] == ["Attempt at turn 2 failed first: 529 overloaded_error: Overloaded. "
+                                           "It was not counted; the next Step tried again."]
+
+
+def test_a_bad_request_is_shown_as_one(at):
+    data = {"replies": [{"stop_reason": "tool_use", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1, "b": 1}}]}] * 2
+        + [{"stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}]}], "tools": ["add"]}
+    run(at.file_uploader(key="upload").upload("dup.json", json.dumps(data).encode(), "application/json"))
+    click(at, "Run to end")
+    assert "bad request: messages" in at.error[0].value.replace("\\", "")
+    assert "unique" in at.error[0].value
+
+
+def test_the_loop_tab_lights_the_branch_in_the_diagram_and_the_code(at):
+    click(at, "Step")
+    open_tab(at, "The loop")
+    diagram = next(g.proto.spec for g in at.get("graphviz_chart") if g.proto.spec.startswith("digraph loop"))
+    assert 'tools [label="run every tool call" color="#f08c00"' in diagram
+    code = next(h.proto.body for h in at.get("html") if "ls-code" in h.proto.body)
+    assert "◀ turn 1" in code and "ls-lit" in code
+    click(at, "Step")
+    code = next(h.proto.body for h in at.get("html") if "ls-code" in h.proto.body)
+    anchor = code[code.index("ls-anchor"):code.index("◀ turn 2")]
+    assert "&quot;answer&quot;" in anchor
+
+
+def test_the_messages_tab_marks_the_new_messages(at):
+    click(at, "Step")
+    open_tab(at, "Messages")
+    cards = "".join(h.proto.body for h in at.get("html"))
+    assert cards.count("ls-msg ls-") == 3 and cards.count(">new<") == 2
+    at.session_state["json_messages"] = True
+    run(at)
+    sent = json.loads(next(c.value for c in at.code if c.language == "json"))
+    assert sent == at.session_state["run"].messages
+
+
+def test_a_long_run_keeps_old_messages_to_one_line_each(at):
+    pick_script(at, "runaway")
+    click(at, "Run to end")
+    open_tab(at, "Messages")
+    cards = "".join(h.proto.body for h in at.get("html"))
+    assert cards.count("ls-msg ls-") == 1 + 6  # the task, then the latest three turns in full
+    at.session_state["older_messages"] = True
+    run(at)
+    lines = next(c.value for c in at.code if c.value.startswith("[1] ")).splitlines()
+    assert len(lines) == 74 and lines[0] == '[1] assistant: tool_use add {"a": 1, "b": 1}'
+
+
+def test_the_export_tab_offers_messages_run_and_graph(at):
+    click(at, "Step")
+    open_tab(at, "Export")
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Messages (JSON)", "The whole run: state and turn records (JSON)", "Run graph (DOT)"]
+
+
+def test_real_without_an_adapter_or_key_explains_and_stays_harmless(at):
+    click(at, "Step")
+    before = at.session_state["run"].to_json()
+    run(at.radio(key="model_choice").set_value("Real"))
+    assert at.text_input(key="api_key").proto.type == at.text_input(key="api_key").proto.PASSWORD
+    click(at, "Step")  # this run still belongs to the FakeModel
+    assert "The settings changed" in texts(at.info)
+    click(at, "Reset")
+    click(at, "Step")
+    warned = texts(at.warning)
+    assert "needs an API key" in warned or "cannot be loaded" in warned
+    assert at.session_state["run"].turn == 0 and at.session_state["run"].records == []
+    assert before != at.session_state["run"].to_json()
+
+
+def test_two_sessions_are_two_sandboxes(monkeypatch):
+    first = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    second = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    click(first, "Run to end")
+    assert console(second) == ["messages sent each turn: "]
+
+
+# ---- the real model, through the real anthropic SDK over HTTP, against the local stand-in server
+
+
+@pytest.fixture
+def stand_in():
+    """`agent.server.StandInServer` playing the reference script on 127.0.0.1 and a free port."""
+    import threading
+
+    from agent.server import StandInServer
+    server = StandInServer(load_script("add_then_answer"), host="127.0.0.1", port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+
+
+def walk(node):
+    """Every element and block of the page."""
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from walk(child)
+
+
+def choose_real(at: AppTest, base_url: str, key: str = "") -> AppTest:
+    run(at.radio(key="model_choice").set_value("Real"))
+    run(at.text_input(key="base_url").input(base_url))
+    if key:
+        run(at.text_input(key="api_key").input(key))
+    return at
+
+
+def test_the_real_model_steps_through_the_sdk_against_a_local_server(at, stand_in):
+    choose_real(at, stand_in.base_url)
+    assert at.session_state["run_model"] == "Real"  # nothing had happened yet, so the choice applied at once
+    click(at, "Step")
+    click(at, "Step")
+    assert console(at) == REFERENCE_CONSOLE
+    assert "2 \\+ 3 is 5\\." in at.success[0].value
+    assert stand_in.requests_answered == 2
+    usage = next(c.value for c in at.caption if c.value.startswith("Usage: "))
+    assert "input tokens" in usage and "output tokens" in usage and "about $" in usage  # usage and cost
+
+
+def test_the_api_key_never_reaches_the_page_or_the_run(at, stand_in):
+    secret = "sk-ant-api03-NEVER-SHOW-THIS-0123456789"
+    choose_real(at, stand_in.base_url, secret)
+    click(at, "Run to end")
+    assert console(at) == REFERENCE_CONSOLE
+    field = at.text_input(key="api_key")
+    assert field.proto.type == field.proto.PASSWORD  # the person's own field, masked, is the one place it is
+    shown = [str(node.proto) for node in walk(at._tree)
+             if hasattr(node, "proto") and getattr(node, "key", None) != "api_key"]
+    assert len(shown) > 50 and any("2 + 3 is 5." in text for text in shown)
+    assert "Key in use: from the field above." in texts(at.caption)
+    assert not any(secret in text for text in shown)
+    assert secret not in at.session_state["run"].to_json()
+
+
+def test_a_real_model_that_cannot_be_reached_is_a_failed_attempt_not_a_crash(at):
+    from browser_support import free_port
+    choose_real(at, f"http://127.0.0.1:{free_port()}")
+    click(at, "Step")
+    error = at.error[0].value
+    assert error.startswith("**The model failed:**") and "Step tries turn 1 again" in error
+    assert at.session_state["run"].turn == 0 and at.session_state["run"].error
+    assert "Step tries turn 1 again" in error
+
+
+def test_a_request_the_check_refuses_can_be_sent_anyway(at):
+    """The stand-in server plays a script whose second reply reuses a tool_use id: the third request breaks a rule."""
+    import threading
+
+    from agent.scripts import parse_script
+    from agent.server import StandInServer
+    call = {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1, "b": 1}}
+    script = parse_script({"tools": ["add"], "replies": [{"stop_reason": "tool_use", "content": [call]}] * 2
+                           + [{"stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}]}]})
+    server = StandInServer(script, host="127.0.0.1", port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        choose_real(at, server.base_url)
+        click(at, "Run to end")
+        refused = at.error[0].value
+        assert "bad request" in refused and "unique" in refused
+        assert server.requests_answered == 2  # the third request never left
+        click(at, "Send it to the model anyway")
+        assert server.requests_answered == 3
+        assert at.session_state["run"].records[-1].error.startswith("400 invalid_request_error: ")
+        assert len([r for r in at.session_state["run"].records if r.branch == "bad_request"]) == 1
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

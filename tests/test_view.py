@@ -1,0 +1,284 @@
+"""The page's plain functions: summaries, snapshots, outcomes, the loop's marked source, the HTML pieces."""
+
+import html
+import json
+import re
+
+import pytest
+
+from agent import view
+from agent.fake import FakeModel
+from agent.loop import RunState, console_lines, run_to_end, step
+from agent.page_html import highlight, message_html, messages_html, source_html
+from agent.scripts import builtin_names, load_script
+from helpers import fake_run, reply, text, thinking, tool_use
+
+
+def scripted(name: str, steps: int | None = None) -> tuple[RunState, FakeModel]:
+    script = load_script(name)
+    state = RunState(script.task, system=script.system, tool_names=script.tools, max_turns=script.max_turns)
+    model = FakeModel(script)
+    if steps is None:
+        while not state.done:
+            step(state, model)
+    else:
+        for _ in range(steps):
+            step(state, model)
+    return state, model
+
+
+def test_clip_keeps_short_text_and_cuts_long_text_on_one_line():
+    assert view.clip("a\n b", 10) == "a b"
+    assert view.clip("x" * 30, 10) == "x" * 9 + "…"
+
+
+def test_block_and_message_lines_say_what_each_block_holds():
+    assert view.block_line(tool_use("toolu_01")) == 'tool_use add {"a": 2, "b": 3}'
+    assert view.block_line(thinking()) == "thinking (empty)"
+    assert view.block_line(text("hi")) == 'text "hi"'
+    result = {"type": "tool_result", "tool_use_id": "toolu_01", "content": "error: boom", "is_error": True}
+    assert view.block_line(result) == "tool_result toolu_01 (error): error: boom"
+    as_blocks = {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "5"}]}
+    assert view.block_line(as_blocks) == "tool_result t: 5"
+    assert view.message_line({"role": "user", "content": "What is 2 + 3?"}) == 'user: "What is 2 + 3?"'
+    assert view.message_line({"role": "assistant", "content": [thinking(), tool_use("toolu_01")]}) == (
+        'assistant: thinking (empty) · tool_use add {"a": 2, "b": 3}')
+
+
+def test_added_by_turn_is_the_reply_and_the_results():
+    state, _ = scripted("add_then_answer")
+    assert list(view.added_by_turn(state, 1)) == [1, 2]
+    assert list(view.added_by_turn(state, 2)) == [3]
+    assert list(view.added_by_turn(state, 3)) == []
+
+
+@pytest.mark.parametrize("name", ["three_tool_chain", "overloaded_529", "failing_tool", "runaway"])
+def test_a_snapshot_is_the_run_as_it_stood_after_that_turn(name):
+    finished, _ = scripted(name)
+    for turn in range(finished.turn + 1):
+        stopped_there, _ = scripted(name, steps=0)
+        model = FakeModel(load_script(name))
+        while stopped_there.turn < turn:
+            step(stopped_there, model)
+        shown = view.snapshot(finished, turn)
+        assert shown.messages == stopped_there.messages
+        assert console_lines(shown) == console_lines(stopped_there)
+        assert shown.turn == turn
+
+
+def test_a_snapshot_never_changes_the_run():
+    state, _ = scripted("three_tool_chain")
+    before = state.to_json()
+    shown = view.snapshot(state, 1)
+    shown.messages.append({"role": "user", "content": "x"})
+    assert state.to_json() == before
+    assert view.snapshot(state, state.turn) is state
+
+
+@pytest.mark.parametrize("name, kind, headline", [
+    ("add_then_answer", "answer", "2 + 3 is 5."),
+    ("cut_off_reply", "stopped", "stopped: max_tokens"),
+    ("refusal", "stopped", "stopped: refusal"),
+    ("pause_turn", "stopped", "stopped: pause_turn"),
+    ("unknown_stop_reason", "stopped", None),
+    ("runaway", "limit", "stopped: no answer after 40 turns"),
+])
+def test_every_ending_is_said_in_words(name, kind, headline):
+    state, _ = scripted(name)
+    outcome = view.outcome(state)
+    assert outcome.kind == kind
+    assert outcome.headline == (headline or state.result)
+    assert outcome.note
+    if name == "unknown_stop_reason":
+        assert outcome.note == view.UNKNOWN_STOP_NOTE
+    if name == "cut_off_reply":
+        assert "half written" in outcome.note
+
+
+def test_a_failed_attempt_is_an_outcome_that_lets_the_run_go_on():
+    state, _ = scripted("overloaded_529", steps=2)
+    outcome = view.outcome(state)
+    assert outcome.kind == "model_error"
+    assert outcome.headline == "529 overloaded_error: Overloaded"
+    assert "Step tries turn 2 again" in outcome.note
+    assert view.outcome(scripted("add_then_answer", steps=1)[0]) is None
+
+
+def test_a_bad_request_is_its_own_outcome():
+    duplicate = [reply("tool_use", tool_use("toolu_01")), reply("tool_use", tool_use("toolu_01")),
+                 reply("end_turn", text("done"))]
+    state, model = fake_run(*duplicate)
+    run_to_end(state, model)
+    outcome = view.outcome(state)
+    assert outcome.kind == "bad_request"
+    assert outcome.headline.startswith("bad request: ")
+    assert "unique" in outcome.headline
+
+
+def test_request_size_is_the_bytes_of_the_json_body():
+    state, _ = scripted("add_then_answer")
+    request = state.request(state.records[1])
+    assert view.request_size(request) == len(json.dumps(request).encode())
+    assert len(request["messages"]) == 3
+
+
+def test_usage_line_counts_every_input_figure():
+    usage = {"input_tokens": 400, "cache_read_input_tokens": 12, "output_tokens": 9}
+    line = view.usage_line(usage)
+    assert line.startswith("412 input tokens · 9 output tokens")
+    assert view.usage_line({}) == "no usage reported"
+
+
+@pytest.mark.parametrize("branch", ["answer", "stopped", "tool_use", "limit", "bad_request", "model_error"])
+def test_loop_source_marks_the_lines_of_the_branch_taken(branch):
+    source = view.loop_source(branch)
+    assert source.lines[0].startswith("def step(")
+    assert source.anchor in source.marked
+    assert f'"{branch}"' in source.lines[source.anchor]
+    marked = [source.lines[i].strip() for i in sorted(source.marked)]
+    opening = {"answer": 'if stop_reason == "end_turn":', "stopped": 'elif stop_reason != "tool_use":',
+               "tool_use": "else:", "limit": "else:", "bad_request": "except Exception as exc:",
+               "model_error": "except Exception as exc:"}[branch]
+    assert marked[0].startswith(opening)
+    # A branch marks its own lines and not the others'.
+    others = {"answer", "stopped", "tool_use", "limit", "bad_request", "model_error"} - {branch}
+    if branch == "limit":
+        others.discard("tool_use")
+    for other in others:
+        assert not any(f'"{other}"' in line and "branch" in line for line in marked), other
+
+
+def test_loop_source_is_read_from_the_engine_with_its_line_numbers():
+    from inspect import getsourcelines
+
+    from agent.loop import step as engine_step
+    lines, first = getsourcelines(engine_step)
+    source = view.loop_source(None)
+    assert source.lines == [line.rstrip("\n") for line in lines]
+    assert source.first_line == first
+    assert not source.marked and source.anchor is None
+
+
+def test_live_reply_shows_text_and_tool_input_as_they_stream():
+    live = view.LiveReply()
+    for event in [{"type": "text", "text": "Let me "}, {"type": "text", "text": "add."},
+                  {"type": "input_json", "partial_json": '{"a": 2', "name": "add"},
+                  {"type": "input_json", "partial_json": ', "b": 3}', "name": "add"}]:
+        live.add(event)
+    assert live.text() == 'Let me add.\ntool_use add {"a": 2, "b": 3}'
+
+
+def test_scrub_blanks_the_key_and_md_escape_keeps_text_as_written():
+    assert view.scrub("bad key sk-ant-123456 refused", "sk-ant-123456") == "bad key ••• refused"
+    assert view.scrub("nothing here", "") == "nothing here"
+    assert view.md_escape("2 + 3 is *5*.") == "2 \\+ 3 is \\*5\\*\\."
+
+
+def test_settings_of_a_run_are_what_it_started_with():
+    state = RunState("t", system="s", tool_names=["add"], max_turns=3, max_tokens=99)
+    assert view.settings_of(state) == {"task": "t", "system": "s", "tool_names": ["add"], "max_turns": 3,
+                                       "max_tokens": 99}
+
+
+def test_run_summary_counts_turns_messages_and_calls():
+    state, _ = scripted("failing_tool")
+    assert view.run_summary(state) == "turn 4 of 40 · 8 messages · 3 tool calls · 1 failed"
+
+
+def test_the_real_adapter_loads_lazily_or_says_why_not():
+    adapter, problem = view.load_real_adapter()
+    assert (adapter is None) == (problem is not None)
+    if adapter is not None:
+        assert hasattr(adapter, "AnthropicModel") and hasattr(adapter, "DEFAULT_MODEL")
+
+
+# ---- HTML pieces
+
+
+def _visible(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def test_highlight_colours_the_code_without_changing_a_character():
+    source = view.loop_source("answer")
+    lines = highlight(source.lines)
+    assert [_visible(line) for line in lines] == source.lines
+    assert '<span class="ls-kw">def</span>' in lines[0]
+    assert '<span class="ls-def">step</span>' in lines[0]
+
+
+def test_source_html_lights_the_branch_and_notes_the_turn():
+    markup = source_html(view.loop_source("answer"), "turn 2")
+    assert markup.count("ls-lit") == len(view.loop_source("answer").marked)
+    assert "◀ turn 2" in markup
+    assert markup.count("ls-anchor") == 1
+
+
+def test_message_cards_escape_what_the_model_wrote():
+    message = {"role": "assistant", "content": [text("<script>alert(1)</script>"),
+                                                tool_use("toolu_01", "add", {"a": "<b>"})]}
+    markup = message_html(message, 3, "new in turn 1")
+    assert "<script>" not in markup and "&lt;script&gt;" in markup
+    assert "<b>" not in markup.replace("<b>add</b>", "")
+    assert "messages[3]" in markup and "new in turn 1" in markup
+
+
+def test_message_cards_show_every_kind_of_block():
+    blocks = [thinking(), {"type": "redacted_thinking", "data": "xyz"}, text("hello"), tool_use("toolu_01")]
+    markup = message_html({"role": "assistant", "content": blocks}, 1)
+    for kind in ("thinking", "redacted_thinking", "text", "tool_use"):
+        assert f">{kind}<" in markup
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01",
+                                           "content": "error: no", "is_error": True}]}
+    assert "is_error: true" in message_html(result, 2)
+    assert ">string<" in message_html({"role": "user", "content": "What is 2 + 3?"}, 0)
+
+
+def test_messages_html_marks_only_the_new_ones():
+    state, _ = scripted("add_then_answer", steps=1)
+    markup = messages_html(state.messages, 0, view.added_by_turn(state, 1), "new in turn 1")
+    assert markup.count("new in turn 1") == 2
+    assert markup.count('class="ls-msg') == 3
+
+
+@pytest.mark.parametrize("name", builtin_names())
+def test_every_builtin_script_can_be_summarised(name):
+    state, _ = scripted(name)
+    for message in state.messages:
+        assert view.message_line(message)
+        assert message_html(message, 0)
+    assert view.outcome(state) is not None or not state.done
+
+
+def test_builtin_scripts_are_all_there_with_the_reference_first_to_hand():
+    scripts = view.builtin_scripts()
+    assert list(scripts) == builtin_names()
+    assert scripts[view.REFERENCE_SCRIPT].task == "What is 2 + 3?"
+
+
+def test_a_broken_builtin_script_is_left_out(tmp_path, monkeypatch):
+    from agent import scripts as scripts_module
+    (tmp_path / "good.json").write_text(json.dumps({"replies": [{"stop_reason": "end_turn", "content": []}]}))
+    (tmp_path / "broken.json").write_text("{")
+    monkeypatch.setattr(scripts_module, "builtin_dir", lambda: tmp_path)
+    assert list(view.builtin_scripts()) == ["good"]
+
+
+def test_first_card_is_where_the_latest_turns_begin():
+    state, _ = scripted("runaway")
+    assert view.first_card(state, 40, 3) == view.record_of_turn(state, 38).sent == 75
+    assert view.first_card(state, 3, 3) == 1  # few turns: every message is a card
+    assert view.first_card(state, 10, 3) == view.record_of_turn(state, 8).sent
+
+
+def test_real_model_needs_a_key_or_a_local_server():
+    model, problem = view.real_model("", "", "", None)
+    assert model is None and "needs an API key" in problem
+
+
+def test_real_model_is_built_from_the_settings_with_the_key_kept_out_of_sight():
+    model, problem = view.real_model("sk-ant-secret-123456", " claude-haiku-4-5 ", "http://127.0.0.1:9", None,
+                                     send_anyway=True)
+    assert problem is None
+    assert model.model == "claude-haiku-4-5" and model.base_url == "http://127.0.0.1:9" and model.send_anyway
+    assert "secret" not in repr(model)
