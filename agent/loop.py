@@ -166,14 +166,16 @@ def step(state: RunState, model: Model) -> TurnRecord:
     started = time.perf_counter()
     record = TurnRecord(turn=state.turn + 1, sent=len(state.messages))
     try:
-        reply = model.create(state.messages, system=state.system, tools=tool_schemas(state.tool_names),
-                             max_tokens=state.max_tokens)
+        reply = model.create(state.messages, system=state.system,
+                             tools=tool_schemas(state.tool_names), max_tokens=state.max_tokens)
     except Exception as exc:  # a failing model is a state of the run, never a crash
         record.error = describe_error(exc)
         if _is_bad_request(exc):
-            record.branch, state.result = "bad_request", f"bad request: {getattr(exc, 'api_message', None) or exc}"
+            record.branch = "bad_request"
+            state.result = f"bad request: {getattr(exc, 'api_message', None) or exc}"
         else:
-            record.branch, record.retryable = "model_error", _is_retryable(exc)
+            record.branch = "model_error"
+            record.retryable = _is_retryable(exc)
         record.model_seconds = record.seconds = time.perf_counter() - started
         state.records.append(record)
         return record
@@ -191,7 +193,8 @@ def step(state: RunState, model: Model) -> TurnRecord:
     else:
         calls = [b for b in reply["content"] if b.get("type") == "tool_use"]
         record.tool_runs = [call_tool(b, state.tool_names) for b in calls]
-        state.messages.append({"role": "user", "content": [run.result_block() for run in record.tool_runs]})
+        results = [run.result_block() for run in record.tool_runs]
+        state.messages.append({"role": "user", "content": results})
         record.branch = "tool_use"
         if record.turn >= state.max_turns:
             record.branch = "limit"
