@@ -3,8 +3,10 @@
 Run it with `streamlit run sandbox_app.py`. This file only describes the screen.
 Every turn it shows is `agent.loop.step`; what it works out about a run comes
 from `agent.view` (words and numbers), `agent.graph` (the pictures) and
-`agent.page_html` (message cards, the loop's code). Each browser tab is its
-own session, so two tabs are two sandboxes.
+`agent.page_html` (message cards, the loop's code). The `Write your loop`
+view checks a learner's loop with `agent.exercise` and shows the verdicts
+through `agent.exercise_view`. Each browser tab is its own session, so two
+tabs are two sandboxes.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import Any
 
 import streamlit as st
 
-from agent import view
+from agent import exercise_view, view
+from agent.exercise import LoopCheck, ScriptCheck, code_runner_enabled, code_runner_notice, starter_source
 from agent.fake import FakeModel
 from agent.graph import loop_diagram, run_graph
 from agent.loop import MAX_TOKENS, Model, RunState, console_lines, reopen, run_to_end, step
@@ -31,7 +34,7 @@ CARD_TURNS = 3  # the Messages tab draws the latest turns as cards, older ones a
 # Controls whose values outlive the control: Streamlit forgets a widget's value when it is not drawn
 # (the script picker while the real model is chosen, every control while another view is open).
 KEPT_CONTROLS = ("script", "task", "system", "tools", "max_turns", "max_tokens", "model_choice", "api_key",
-                 "real_model", "base_url")
+                 "real_model", "base_url", "loop_code")
 ss = st.session_state
 builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared by every session
 
@@ -395,11 +398,80 @@ def sandbox_view() -> None:
     sandbox_main()
 
 
+# ---------------------------------------------------------------- the exercise: write your own loop
+
+
+def write_loop_view() -> None:
+    st.title("Write your loop")
+    st.caption("The lesson's exercise: write `run_agent` yourself. **Check** runs it against every FakeModel "
+               "script, which refuses a bad request as the API would, and compares it with the reference loop.")
+    st.html(exercise_view.EXERCISE_CSS)
+    st.sidebar.caption("The same check in a terminal: `python -m agent check-loop my_loop.py`. Your code runs in a "
+                       "process of its own, with a time and a memory limit, once for each script.")
+    address = st.get_option("server.address")
+    runner_on = code_runner_enabled(address)
+    if not runner_on:
+        st.warning(code_runner_notice(address), icon=":material/lock:")
+    if "loop_code" not in ss:
+        ss.loop_code = starter_source()
+    st.text_area("my_loop.py", key="loop_code", height=500, help="Indent with spaces: Tab moves to the next "
+                 "control. Your code stays here while the page is open, in this view and the other.")
+    check_at, download_at, reset_at, _ = st.columns([1.2, 1.5, 1.2, 3], vertical_alignment="center")
+    checked = check_at.button("Check my loop", type="primary", icon=":material/play_arrow:", disabled=not runner_on,
+                              width="stretch")
+    download_at.download_button("Download my_loop.py", ss.loop_code, file_name="my_loop.py", mime="text/x-python",
+                                on_click="ignore", icon=":material/download:", width="stretch")
+    with reset_at.popover("Start over", icon=":material/restart_alt:", width="stretch"):
+        st.caption("This replaces your code with the starter. Download it first to keep it.")
+        st.button("Replace my code with the starter", on_click=restore_starter)
+    if checked and runner_on:
+        with st.spinner("Running your loop against every script…"):
+            ss.loop_check = ss.loop_code, exercise_view.check_source(ss.loop_code)
+    if "loop_check" in ss:
+        loop_check_results(*ss.loop_check)
+
+
+def restore_starter() -> None:
+    ss.loop_code = starter_source()
+    ss.pop("loop_check", None)
+
+
+def loop_check_results(source: str, check: LoopCheck) -> None:
+    if source != ss.loop_code:
+        st.info("You have changed the code since this check: check it again to see where it stands now.",
+                icon=":material/edit:")
+    (st.success if check.passed else st.error)(exercise_view.check_headline(check))
+    line = exercise_view.problem_line(check.problem or "")
+    if line:
+        st.html(exercise_view.code_at_line_html(source, line, f"line {line}"))
+    first_failure = next((result for result in check.scripts if not result.passed), None)
+    for result in check.scripts:
+        with st.expander(exercise_view.script_label(result), expanded=result is first_failure):
+            script_result(result, source)
+
+
+def script_result(result: ScriptCheck, source: str) -> None:
+    """One script's verdict: the output that matched, or the failure with its evidence."""
+    if result.passed:
+        st.caption("Your loop printed exactly what the reference loop prints, and every request was accepted:")
+        st.code("\n".join(result.actual), language=None, wrap_lines=True)
+        return
+    st.markdown(exercise_view.failure_headline(result))
+    if result.mistake:
+        st.info(exercise_view.mistake_words(result), icon=":material/lightbulb:")
+    if result.bad_request:
+        st.html(exercise_view.request_pair_html(result.bad_request))
+    elif result.actual:
+        st.html(exercise_view.output_html(result))
+    if result.error and result.error.line and not result.bad_request:
+        st.html(exercise_view.code_at_line_html(source, result.error.line, f"{result.error.type} raised here"))
+
+
 # A view is a function that draws the page; more views join this list.
-VIEWS = {"Sandbox": sandbox_view}
+VIEWS = {"Sandbox": sandbox_view, "Write your loop": write_loop_view}
 
 st.set_page_config(page_title="Loop Sandbox", page_icon=":material/autorenew:", layout="wide")
 st.html(PAGE_CSS)
 start_session()
-chosen = st.sidebar.radio("View", list(VIEWS)) if len(VIEWS) > 1 else next(iter(VIEWS))
+chosen = st.sidebar.radio("View", list(VIEWS), key="view") if len(VIEWS) > 1 else next(iter(VIEWS))
 VIEWS[chosen]()

@@ -15,32 +15,12 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from pathlib import Path
 
 from agent.exercise import Limits, check_loop, exercise_script_names, reference_run
 from agent.scripts import load_script
 
-CORRECT_LOOP = '''import json
-
-
-def run_agent(task, model, max_turns):
-    messages = [{"role": "user", "content": task}]
-    for turn in range(1, max_turns + 1):
-        reply = model.create(messages)
-        messages.append({"role": "assistant", "content": reply["content"]})
-        if reply["stop_reason"] == "end_turn":
-            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
-        if reply["stop_reason"] != "tool_use":
-            return f"stopped: {reply['stop_reason']}"
-        results = []
-        for block in reply["content"]:
-            if block["type"] == "tool_use":
-                result = run_tool(block)
-                shown = json.dumps(block["input"], sort_keys=True)
-                print(f"turn {turn}: {block['name']} {shown} -> {result['content']}")
-                results.append(result)
-        messages.append({"role": "user", "content": results})
-    return f"stopped: no answer after {max_turns} turns"
-'''
+CORRECT_LOOP = (Path(__file__).resolve().parent.parent / "examples" / "correct_loop.py").read_text()
 HANGS_ON_ONE = CORRECT_LOOP.replace("    messages = [", '    while "2 + 3" in task:\n        pass\n    messages = [', 1)
 
 

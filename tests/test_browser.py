@@ -142,3 +142,50 @@ def test_a_bad_script_file_is_refused_in_words_and_the_run_stays(sandbox_page):
     shot(page, "06-bad-file.png")
     step(page)
     expect(page.get_by_text("result: 2 + 3 is 5.")).to_be_visible()
+
+
+def test_writing_a_loop_in_the_editor_and_checking_it(chromium, sandbox):
+    """Type a correct loop and see every script pass; type one that drops the reply and see the refusal."""
+    from playwright.sync_api import expect
+    from test_exercise import APPEND_REPLY, CORRECT_LOOP, with_bug
+
+    from agent.exercise import exercise_script_names, starter_source
+
+    page = open_page(chromium, sandbox.url, height=2000)  # tall enough for the editor and the open failure
+    try:
+        page.get_by_test_id("stSidebar").get_by_text("Write your loop").click()
+        editor = page.get_by_role("textbox", name="my_loop.py")
+        expect(editor).to_have_value(starter_source(), timeout=30_000)
+        wait_for_idle(page)
+        count = len(exercise_script_names())
+
+        editor.fill(CORRECT_LOOP)  # the text area commits as it loses focus to the button
+        page.get_by_role("button", name="Check my loop").click()
+        expect(page.get_by_text(f"{count} of {count} scripts pass: well done.")).to_be_visible(timeout=30_000)
+        wait_for_idle(page)
+        expect(page.get_by_test_id("stExpander")).to_have_count(count)
+        no_exception_box(page)
+        shot(page, "07-loop-passes.png")
+
+        editor.fill(with_bug((APPEND_REPLY, "")))
+        page.get_by_role("button", name="Check my loop").click()
+        first = page.get_by_test_id("stExpander").filter(has_text="add_then_answer")  # opened: the first failure
+        refused = first.locator(".lx-bad")
+        expect(refused).to_contain_text("refused here", timeout=30_000)
+        wait_for_idle(page)
+        expect(refused).to_be_visible()
+        expect(refused).to_contain_text("messages[1]")
+        expect(refused).to_contain_text("tool_result")
+        expect(first.locator(".lx-good")).to_contain_text("tool_use")
+        expect(first.get_by_text("Request 2 was refused")).to_be_visible()
+        expect(first.get_by_text("This looks like a classic mistake")).to_be_visible()
+        expect(page.get_by_text(f"{count} of {count} scripts pass")).to_have_count(0)
+        no_exception_box(page)
+        shot(page, "08-loop-refused.png")
+
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Download my_loop.py").click()
+        assert download.value.suggested_filename == "my_loop.py"
+        assert open(download.value.path(), encoding="utf-8").read() == with_bug((APPEND_REPLY, ""))
+    finally:
+        page.context.close()

@@ -7,6 +7,7 @@ sandbox's child process, as a learner's would.
 
 import ast
 import json
+from pathlib import Path
 
 import pytest
 
@@ -28,28 +29,8 @@ from agent.fake import FakeModel
 from agent.loop import console_lines
 from agent.scripts import load_script
 
-CORRECT_LOOP = '''import json
-
-
-def run_agent(task, model, max_turns):
-    messages = [{"role": "user", "content": task}]
-    for turn in range(1, max_turns + 1):
-        reply = model.create(messages)
-        messages.append({"role": "assistant", "content": reply["content"]})
-        if reply["stop_reason"] == "end_turn":
-            return "".join(block["text"] for block in reply["content"] if block["type"] == "text")
-        if reply["stop_reason"] != "tool_use":
-            return f"stopped: {reply['stop_reason']}"
-        results = []
-        for block in reply["content"]:
-            if block["type"] == "tool_use":
-                result = run_tool(block)
-                shown = json.dumps(block["input"], sort_keys=True)
-                print(f"turn {turn}: {block['name']} {shown} -> {result['content']}")
-                results.append(result)
-        messages.append({"role": "user", "content": results})
-    return f"stopped: no answer after {max_turns} turns"
-'''
+ROOT = Path(__file__).resolve().parent.parent
+CORRECT_LOOP = (ROOT / "examples" / "correct_loop.py").read_text()
 
 APPEND_REPLY = '        messages.append({"role": "assistant", "content": reply["content"]})\n'
 APPEND_RESULTS = '        messages.append({"role": "user", "content": results})\n'
