@@ -126,10 +126,15 @@ def model_for_this_run(live: Any, send_anyway: bool = False) -> Model | None:
         preview.add(event)
         live.code(preview.text(), language=None, wrap_lines=True)
 
-    model, problem = view.real_model(api_key()[0], ss.get("real_model", ""), ss.get("base_url", ""), show,
-                                     send_anyway)
-    if problem:
-        ss.flash = ("warning", problem)
+    settings = (api_key()[0], ss.get("real_model", ""), ss.get("base_url", ""))
+    if ss.get("real_client", (None, None))[0] != settings:  # one SDK client while the settings stay the same
+        model, problem = view.real_model(*settings, None)
+        if problem:
+            ss.flash = ("warning", problem)
+            return None
+        ss.real_client = (settings, model)
+    model = ss.real_client[1]
+    model.on_event, model.send_anyway = show, send_anyway
     return model
 
 

@@ -336,8 +336,10 @@ def real_model(api_key: str, model_name: str, base_url: str, on_event: Any,
         return None, ("The real model needs an API key: set ANTHROPIC_API_KEY, put it in st.secrets, or type it "
                       "in the sidebar. A local server (a base URL) needs none.")
     try:
+        # No retries behind the person's back: a failed request is shown, and the next Step is the retry.
         model = adapter.AnthropicModel(api_key=api_key or "no-key-needed", model=model_name.strip() or
-                                       adapter.DEFAULT_MODEL, base_url=base_url or None, on_event=on_event)
+                                       adapter.DEFAULT_MODEL, base_url=base_url or None, on_event=on_event,
+                                       max_retries=0)
     except Exception as exc:  # a bad setting is a message, not a traceback
         return None, scrub(f"The real model could not be set up: {type(exc).__name__}: {exc}", api_key)
     model.send_anyway = send_anyway

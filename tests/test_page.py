@@ -399,3 +399,27 @@ def test_a_request_the_check_refuses_can_be_sent_anyway(at):
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def test_an_overload_from_the_server_is_shown_and_the_next_step_tries_again(at):
+    """The page's SDK client does not retry by itself: the 529 is a failed attempt on the page, then Step goes on."""
+    import threading
+
+    from agent.scripts import load_script
+    from agent.server import StandInServer
+    server = StandInServer(load_script("overloaded_529"), host="127.0.0.1", port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        choose_real(at, server.base_url)
+        click(at, "Step")
+        click(at, "Step")
+        assert at.session_state["run"].turn == 1
+        assert "529 overloaded\\_error" in at.error[0].value and "Step tries turn 2 again" in at.error[0].value
+        click(at, "Step")
+        assert at.session_state["run"].result == "2 + 3 is 5."
+        client = at.session_state["real_client"][1]
+        assert client.max_retries == 0 and server.requests_answered == 3
+    finally:
+        server.shutdown()
+        server.server_close()
