@@ -189,3 +189,35 @@ def test_writing_a_loop_in_the_editor_and_checking_it(chromium, sandbox):
         assert open(download.value.path(), encoding="utf-8").read() == with_bug((APPEND_REPLY, ""))
     finally:
         page.context.close()
+
+
+def test_the_real_switch_runs_a_task_against_the_stand_in_server(sandbox_page, sandbox):
+    """The same loop through the real SDK and real HTTP, as it would run against Anthropic; the key shows nowhere."""
+    from playwright.sync_api import expect
+
+    from agent.scripts import load_script
+    from agent.server import running_server
+
+    canary = "sk-ant-api03-CANARY-must-not-show-4242"
+    logged: list[str] = []
+    page = sandbox_page
+    with running_server(load_script("add_then_answer"), log=logged.append) as server:
+        page.get_by_text("Real", exact=True).click()
+        wait_for_idle(page)
+        page.get_by_role("textbox", name="API key").fill(canary)
+        page.get_by_role("textbox", name="Base URL").fill(server.base_url)
+        page.get_by_role("textbox", name="Base URL").press("Enter")
+        wait_for_idle(page)
+        page.get_by_role("button", name="Run to end").click()
+        wait_for_idle(page)
+        expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("2 + 3 is 5.")
+        expect(page.get_by_text('turn 1: add {"a": 2, "b": 3} -> 5')).to_be_visible()
+        expect(page.get_by_text("messages sent each turn: 1, 3")).to_be_visible()
+        expect(page.get_by_text("412 input tokens")).to_be_visible()  # the usage the server reported
+        expect(page.get_by_text("Key in use: from the field above.")).to_be_visible()
+        shot(page, "09-real-model.png")
+        no_exception_box(page)
+        assert server.requests_answered == 2
+    assert canary not in page.locator("body").inner_text()
+    assert canary not in sandbox.log.read_text()
+    assert logged and not any(canary in line for line in logged)
