@@ -104,11 +104,7 @@ class AnthropicModel:
         """Check the request, stream the reply, and return it as a plain dict in the API's shape."""
         if not self.send_anyway:
             self._checker.require(messages)  # RequestRejected: the loop ends the run as a bad request
-        params: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens, "messages": messages}
-        if system:
-            params["system"] = system
-        if tools:
-            params["tools"] = tools
+        params = self._params(messages, system, tools, max_tokens=max_tokens)
         client = self._connect()
         failure = None
         try:
@@ -124,11 +120,7 @@ class AnthropicModel:
     def count_tokens(self, messages: list[dict[str, Any]], *, system: str = "",
                      tools: list[dict[str, Any]] | None = None) -> int:
         """What the API counts for a request's input, without sending it to the model."""
-        params: dict[str, Any] = {"model": self.model, "messages": messages}
-        if system:
-            params["system"] = system
-        if tools:
-            params["tools"] = tools
+        params = self._params(messages, system, tools)
         client = self._connect()
         failure = None
         try:
@@ -136,6 +128,16 @@ class AnthropicModel:
         except Exception as exc:
             failure = self._explain(exc)
         raise failure
+
+    def _params(self, messages: list[dict[str, Any]], system: str, tools: list[dict[str, Any]] | None,
+                **more: Any) -> dict[str, Any]:
+        """A request's parameters; an empty system prompt or tool list is left out, as the API prefers."""
+        params: dict[str, Any] = {"model": self.model, "messages": messages, **more}
+        if system:
+            params["system"] = system
+        if tools:
+            params["tools"] = tools
+        return params
 
     def _connect(self) -> Any:
         if self._client is not None:
