@@ -27,14 +27,14 @@ messages = st.lists(
     max_size=6)
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages, st.sampled_from(["lesson", "real-api"]))
 def test_the_checker_never_crashes_and_answers_in_words(array, mode):
     problems = check_messages(array, mode)
     assert all(isinstance(p, str) and p for p in problems)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(messages, min_size=1, max_size=4), st.sampled_from(["lesson", "real-api"]))
 def test_one_checker_over_many_requests_agrees_with_a_fresh_one(requests, mode):
     checker = RequestChecker(mode)
