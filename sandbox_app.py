@@ -19,11 +19,13 @@ from typing import Any
 import streamlit as st
 
 from agent import exercise_view, view
+from agent.anthropic_model import DEFAULT_MODEL
 from agent.exercise import LoopCheck, ScriptCheck, code_runner_enabled, code_runner_notice, starter_source
 from agent.fake import FakeModel
 from agent.graph import loop_diagram, run_graph
 from agent.loop import MAX_TOKENS, Model, RunState, console_lines, reopen, run_to_end, step
 from agent.page_html import PAGE_CSS, message_html, messages_html, source_html
+from agent.record import script_json
 from agent.scripts import Script, ScriptError, parse_script_text
 from agent.tools import TOOLS
 
@@ -106,14 +108,7 @@ def start_session() -> None:
 
 def api_key() -> tuple[str, str]:
     """The key and where it came from; the key itself is never shown."""
-    if ss.get("api_key", "").strip():
-        return ss.api_key.strip(), "the field above"
-    if os.environ.get("ANTHROPIC_API_KEY"):
-        return os.environ["ANTHROPIC_API_KEY"], "ANTHROPIC_API_KEY"
-    try:
-        return str(st.secrets["ANTHROPIC_API_KEY"]), "st.secrets"
-    except Exception:  # no secrets file, or no key in it
-        return "", ""
+    return view.find_api_key(ss.get("api_key", ""), os.environ, st.secrets)
 
 
 def model_for_this_run(live: Any, send_anyway: bool = False) -> Model | None:
@@ -186,15 +181,12 @@ def script_settings() -> None:
 
 
 def real_settings() -> None:
-    adapter, problem = view.load_real_adapter()
-    if problem:
-        st.warning(problem, icon=":material/info:")
     st.text_input("API key", type="password", key="api_key", placeholder="sk-ant-…",
                   help="Also read from ANTHROPIC_API_KEY or st.secrets. It is never shown or saved.")
     _, source = api_key()
     st.caption(f"Key in use: from {source}." if source else "No key yet. A local server needs none.")
     if not ss.get("real_model"):
-        ss.real_model = getattr(adapter, "DEFAULT_MODEL", "")
+        ss.real_model = DEFAULT_MODEL
     st.text_input("Model name", key="real_model")
     st.text_input("Base URL", key="base_url", placeholder="empty: Anthropic",
                   help="e.g. http://127.0.0.1:8765 for `python -m agent serve SCRIPT`, or Ollama at "
@@ -311,6 +303,9 @@ def run_view(run: RunState, shown: RunState, turn: int) -> None:
         st.markdown("##### Console")
         with st.container(height=190 if shown.turn > 6 else "content", border=False, autoscroll=True):
             st.code("\n".join(console_lines(shown)), language=None, wrap_lines=True)
+        total = view.run_usage_line(shown, ss.get("real_model", "") if ss.run_model == "Real" else "")
+        if total:
+            st.caption(total)
         st.markdown(f"##### Turn {turn}" if turn else "##### Before the first turn")
         turn_details(run, turn)
 
@@ -390,6 +385,14 @@ def export_view(run: RunState) -> None:
                        mime="application/json", on_click="ignore", icon=":material/download:")
     st.download_button("Run graph (DOT)", lambda: run_graph(run).source, file_name="run-graph.dot",
                        mime="text/vnd.graphviz", on_click="ignore", icon=":material/download:")
+    try:
+        script = script_json(run)
+    except ScriptError as exc:  # e.g. no reply yet: nothing to replay
+        st.caption(f"The run as a FakeModel script: {exc}.")
+        return
+    st.download_button("This run as a FakeModel script (JSON): replays it offline, without the key", script,
+                       file_name="recorded-run.json", mime="application/json", on_click="ignore",
+                       icon=":material/download:")
 
 
 # ---------------------------------------------------------------- the page

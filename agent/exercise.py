@@ -25,6 +25,7 @@ from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, run_to_end
 from agent.sandbox_runner import Limits, run_sandboxed
 from agent.scripts import Script, builtin_names, load_script
+from agent.view import message_line
 
 ALLOW_CODE_ENV = "LOOP_SANDBOX_ALLOW_CODE"
 VERDICTS = ("pass", "output", "bad_request", "too_many_requests", "exception", "time_limit", "memory_limit", "crash",
@@ -32,7 +33,7 @@ VERDICTS = ("pass", "output", "bad_request", "too_many_requests", "exception", "
 
 __all__ = ["ALLOW_CODE_ENV", "MISTAKES", "VERDICTS", "BadRequest", "ExerciseError", "Limits", "LoopCheck",
            "RaisedError", "ScriptCheck", "check_loop", "code_runner_enabled", "code_runner_notice",
-           "exercise_script_names", "format_check", "message_outline", "reference_run", "starter_source"]
+           "exercise_script_names", "format_check", "reference_run", "starter_source"]
 
 
 class ExerciseError(ValueError):
@@ -294,31 +295,6 @@ def check_loop(source: str, scripts: Sequence[str | Script] | None = None, limit
 # ---- as text, for the terminal ------------------------------------------------------------------------------
 
 
-def message_outline(message: Any) -> str:
-    """One message in one line: its role and what its blocks are."""
-    if not isinstance(message, dict):
-        return f"not a message: {message!r}"[:200]
-    content = message.get("content")
-    if isinstance(content, str):
-        body = repr(content) if len(content) <= 60 else repr(content[:57] + "...")
-    elif isinstance(content, list):
-        parts = []
-        for block in content:
-            kind = block.get("type") if isinstance(block, dict) else None
-            if kind == "tool_use":
-                parts.append(f"tool_use {block.get('id')} {block.get('name')}")
-            elif kind == "tool_result":
-                parts.append(f"tool_result {block.get('tool_use_id')}")
-            elif kind == "text":
-                parts.append(f"text {str(block.get('text'))[:40]!r}")
-            else:
-                parts.append(str(kind))
-        body = ", ".join(parts) or "(no blocks)"
-    else:
-        body = f"content {content!r}"[:100]
-    return f"{message.get('role')}: {body}"
-
-
 _INDENT = "      "
 
 
@@ -353,11 +329,11 @@ def _format_bad_request(bad: BadRequest) -> list[str]:
     sent = bad.messages if isinstance(bad.messages, list) else [bad.messages]
     for i, message in enumerate(sent):
         marker = ">" if i == bad.offending_index else " "
-        lines.append(f"{_INDENT}{marker} [{i}] {message_outline(message)}")
+        lines.append(f"{_INDENT}{marker} [{i}] {message_line(message)}")
     if bad.reference_messages is None:
         lines.append(f"{_INDENT}the reference loop had stopped before request {bad.request}")
     else:
         lines.append(f"{_INDENT}the reference loop sent:")
-        lines.extend(f"{_INDENT}  [{i}] {message_outline(message)}" for i, message in enumerate(bad.reference_messages))
+        lines.extend(f"{_INDENT}  [{i}] {message_line(message)}" for i, message in enumerate(bad.reference_messages))
     return lines
 

@@ -10,16 +10,16 @@ the learner's own code around the line that failed. Message cards come from
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent.exercise import BadRequest, LoopCheck, ScriptCheck, check_loop, message_outline
+from agent.exercise import BadRequest, LoopCheck, ScriptCheck, check_loop
+from agent.page_html import escape as _e
 from agent.page_html import message_html, source_html
 from agent.scripts import ScriptError
-from agent.view import LoopSource, md_escape
+from agent.view import LoopSource, md_escape, message_line
 
 EXERCISE_CSS = """
 <style>
@@ -58,10 +58,6 @@ VERDICT_WORDS = {"pass": "pass", "output": "output differs", "bad_request": "bad
                  "time_limit": "time limit", "memory_limit": "memory limit", "crash": "crashed",
                  "not_run": "not run"}
 CONTEXT = 3  # rows shown either side of where two outputs or two arrays part ways; farther ones fold away
-
-
-def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def check_source(source: str) -> LoopCheck:
@@ -209,7 +205,7 @@ def sent_message_html(message: Any, index: int, badge: str = "") -> str:
 
 def _fold_html(rows: range, sent: list[Any], reference: list[Any]) -> str:
     def outline(messages: list[Any]) -> str:
-        return "\n".join(f"[{i}] {message_outline(messages[i])}" for i in rows if i < len(messages)) or "(none)"
+        return "\n".join(f"[{i}] {message_line(messages[i])}" for i in rows if i < len(messages)) or "(none)"
 
     return (f'<details class="lx-fold"><summary>messages[{rows.start}]–[{rows.stop - 1}], one line each</summary>'
             f'<div class="lx-grid"><pre>{_e(outline(sent))}</pre><pre>{_e(outline(reference))}</pre></div>'

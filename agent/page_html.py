@@ -53,8 +53,12 @@ PAGE_CSS = """
 """
 
 
-def _e(text: Any) -> str:
+def escape(text: Any) -> str:
+    """Any value as text that HTML shows exactly as written."""
     return html.escape(str(text), quote=True)
+
+
+_e = escape  # short, for the many f-strings below
 
 
 def _block_html(block: Any) -> str:

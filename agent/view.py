@@ -11,11 +11,13 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent import loop
 from agent.loop import RunState, TurnRecord
+from agent.pricing import cost_estimate, run_usage, total_input
 from agent.scripts import Script, ScriptError, builtin_names, load_script
 
 # The page starts here: the lesson's reference run.
@@ -80,20 +82,23 @@ def block_line(block: Any, limit: int = 60) -> str:
     if kind == "redacted_thinking":
         return "redacted_thinking (encrypted)"
     if kind == "tool_use":
-        return f"tool_use {block.get('name')} {clip(compact_json(block.get('input')), limit)}"
+        return f"tool_use {block.get('id')} {block.get('name')} {clip(compact_json(block.get('input')), limit)}"
     if kind == "tool_result":
         error = " (error)" if block.get("is_error") else ""
         return f"tool_result {block.get('tool_use_id')}{error}: {clip(result_text(block.get('content')), limit)}"
     return clip(compact_json(block), limit)
 
 
-def message_line(message: dict[str, Any], limit: int = 60) -> str:
-    """One message in one line: its role, then each block's line."""
+def message_line(message: Any, limit: int = 60) -> str:
+    """One message in one line: its role, then each block's line (anything else: its JSON, clipped)."""
+    if not isinstance(message, dict):
+        return f"not a message: {clip(compact_json(message), limit)}"
     content = message.get("content")
     if isinstance(content, str):
         return f"{message.get('role')}: {clip(json.dumps(content, ensure_ascii=False), limit)}"
-    blocks = content if isinstance(content, list) else []
-    return f"{message.get('role')}: " + " · ".join(block_line(b, limit) for b in blocks)
+    if not isinstance(content, list):
+        return f"{message.get('role')}: content {clip(compact_json(content), limit)}"
+    return f"{message.get('role')}: " + (" · ".join(block_line(b, limit) for b in content) or "(no blocks)")
 
 
 def record_of_turn(state: RunState, turn: int) -> TurnRecord | None:
@@ -177,18 +182,23 @@ def request_size(request: dict[str, Any]) -> int:
 
 
 def usage_line(usage: dict[str, int], model_name: str = "") -> str:
-    """A reply's token usage in words, with its cost when the pricing table knows the model."""
+    """Token usage in words, with its cost when the pricing table knows the model."""
     if not usage:
         return "no usage reported"
-    input_tokens = sum(usage.get(k, 0) for k in ("input_tokens", "cache_creation_input_tokens",
-                                                   "cache_read_input_tokens"))
-    line = f"{input_tokens:,} input tokens · {usage.get('output_tokens', 0):,} output tokens"
-    try:
-        from agent.pricing import cost_estimate  # written alongside the real model; optional until then
-    except ImportError:
-        return line
+    line = f"{total_input(usage):,} input tokens · {usage.get('output_tokens', 0):,} output tokens"
     cost = cost_estimate(model_name, usage) if model_name else None
     return line if cost is None else f"{line} · about ${cost:.4f}"
+
+
+def run_usage_line(state: RunState, model_name: str = "") -> str | None:
+    """The whole run's usage in words, or None when no reply reported any."""
+    usage = run_usage(state, model_name)
+    if not usage.per_turn:
+        return None
+    line = usage_line(usage.total)  # priced once, below, from the per-turn sum
+    turns = len(usage.per_turn)
+    cost = f" · about ${usage.cost:.4f}" if model_name and usage.cost is not None else ""
+    return f"In total, over {turns} repl{'ies' if turns != 1 else 'y'}: {line}{cost}"
 
 
 @dataclass(frozen=True)
@@ -206,16 +216,10 @@ class LoopSource:
 
 
 def _branch_names(node: ast.Assign) -> list[str]:
-    """The branch names an assignment gives `record.branch` (also inside `a, b = x, y`)."""
-    pairs = []
-    for target in node.targets:
-        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
-            pairs += zip(target.elts, node.value.elts, strict=False)
-        else:
-            pairs.append((target, node.value))
-    return [value.value for target, value in pairs
+    """The branch name an assignment `record.branch = "..."` gives, if it is one."""
+    return [node.value.value for target in node.targets
             if isinstance(target, ast.Attribute) and target.attr == "branch"
-            and isinstance(value, ast.Constant) and isinstance(value.value, str)]
+            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)]
 
 
 def _block_lines(lines: list[str], parents: dict[ast.AST, ast.AST], node: ast.stmt) -> tuple[set[int], int]:
@@ -315,35 +319,35 @@ class LiveReply:
         return "".join(self.parts)
 
 
-def load_real_adapter() -> tuple[Any, str | None]:
-    """The real-model module, or None and why not; imported here, only when a person picks the real model."""
-    try:
-        from agent import anthropic_model
-    except Exception as exc:  # a missing or broken adapter must leave the page working
-        return None, (f"The real-model adapter (agent/anthropic_model.py) cannot be loaded here "
-                      f"({type(exc).__name__}: {exc}). The FakeModel works without it.")
-    return anthropic_model, None
-
-
 def real_model(api_key: str, model_name: str, base_url: str, on_event: Any,
                send_anyway: bool = False) -> tuple[Any, str | None]:
     """The real model for these settings, or None and why not, in words that never hold the key."""
-    adapter, problem = load_real_adapter()
-    if problem:
-        return None, problem
+    from agent.anthropic_model import DEFAULT_MODEL, AnthropicModel  # only when a person picks the real model
+
     base_url = base_url.strip()
     if not api_key and not base_url:
         return None, ("The real model needs an API key: set ANTHROPIC_API_KEY, put it in st.secrets, or type it "
                       "in the sidebar. A local server (a base URL) needs none.")
     try:
         # No retries behind the person's back: a failed request is shown, and the next Step is the retry.
-        model = adapter.AnthropicModel(api_key=api_key or "no-key-needed", model=model_name.strip() or
-                                       adapter.DEFAULT_MODEL, base_url=base_url or None, on_event=on_event,
-                                       max_retries=0)
+        model = AnthropicModel(api_key=api_key or "no-key-needed", model=model_name.strip() or DEFAULT_MODEL,
+                               base_url=base_url or None, on_event=on_event, max_retries=0)
     except Exception as exc:  # a bad setting is a message, not a traceback
         return None, scrub(f"The real model could not be set up: {type(exc).__name__}: {exc}", api_key)
     model.send_anyway = send_anyway
     return model, None
+
+
+def find_api_key(field: str, environ: Mapping[str, str], secrets: Any) -> tuple[str, str]:
+    """The API key and where it came from: the page's field, then ANTHROPIC_API_KEY, then st.secrets."""
+    if field.strip():
+        return field.strip(), "the field above"
+    if environ.get("ANTHROPIC_API_KEY"):
+        return environ["ANTHROPIC_API_KEY"], "ANTHROPIC_API_KEY"
+    try:
+        return str(secrets["ANTHROPIC_API_KEY"]), "st.secrets"
+    except Exception:  # no secrets file, or no key in it
+        return "", ""
 
 
 def scrub(text: str, secret: str | None) -> str:

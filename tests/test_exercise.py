@@ -186,7 +186,8 @@ def test_a_bad_request_shows_both_arrays_and_points_at_the_offending_message():
     assert [m["role"] for m in bad.reference_messages] == ["user", "assistant", "user"]
     assert result.actual[-2:] == [f"result: bad request: {bad.reason}", "messages sent each turn: 1, 2"]
     text = "\n".join(format_check_of(result))
-    assert "> [1] user: tool_result toolu_01" in text and "[1] assistant: thinking, tool_use toolu_01 add" in text
+    assert "> [1] user: tool_result toolu_01: 5" in text
+    assert '[1] assistant: thinking (empty) · tool_use toolu_01 add {"a": 2, "b": 3}' in text
 
 
 def test_the_offending_index_is_the_apis_own_where_it_gives_one():

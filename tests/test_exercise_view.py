@@ -75,7 +75,7 @@ def test_request_pair_html_folds_a_long_array_and_says_when_the_reference_had_st
     messages = [{"role": "user", "content": f"m{i}"} for i in range(12)]
     shown = request_pair_html(BadRequest("messages: roles must alternate", 5, messages, 9, None))
     assert "had already stopped: it sends no request 5" in shown
-    assert "messages[1]–[5], one line each" in shown and "[3] user: &#x27;m3&#x27;" in shown
+    assert "messages[1]–[5], one line each" in shown and "[3] user: &quot;m3&quot;" in shown
     assert "refused here" in shown and shown.count("ls-msg") == 1 + 6  # the task, then rows 6..11
 
 

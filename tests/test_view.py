@@ -33,7 +33,7 @@ def test_clip_keeps_short_text_and_cuts_long_text_on_one_line():
 
 
 def test_block_and_message_lines_say_what_each_block_holds():
-    assert view.block_line(tool_use("toolu_01")) == 'tool_use add {"a": 2, "b": 3}'
+    assert view.block_line(tool_use("toolu_01")) == 'tool_use toolu_01 add {"a": 2, "b": 3}'
     assert view.block_line(thinking()) == "thinking (empty)"
     assert view.block_line(text("hi")) == 'text "hi"'
     result = {"type": "tool_result", "tool_use_id": "toolu_01", "content": "error: boom", "is_error": True}
@@ -42,7 +42,10 @@ def test_block_and_message_lines_say_what_each_block_holds():
     assert view.block_line(as_blocks) == "tool_result t: 5"
     assert view.message_line({"role": "user", "content": "What is 2 + 3?"}) == 'user: "What is 2 + 3?"'
     assert view.message_line({"role": "assistant", "content": [thinking(), tool_use("toolu_01")]}) == (
-        'assistant: thinking (empty) · tool_use add {"a": 2, "b": 3}')
+        'assistant: thinking (empty) · tool_use toolu_01 add {"a": 2, "b": 3}')
+    assert view.message_line(["not", "a", "dict"]) == 'not a message: ["not", "a", "dict"]'
+    assert view.message_line({"role": "user", "content": 7}) == "user: content 7"
+    assert view.message_line({"role": "user", "content": []}) == "user: (no blocks)"
 
 
 def test_added_by_turn_is_the_reply_and_the_results():
@@ -185,16 +188,6 @@ def test_run_summary_counts_turns_messages_and_calls():
     assert view.run_summary(state) == "turn 4 of 40 · 8 messages · 3 tool calls · 1 failed"
 
 
-def test_the_real_adapter_loads_lazily_or_says_why_not():
-    adapter, problem = view.load_real_adapter()
-    assert (adapter is None) == (problem is not None)
-    if adapter is not None:
-        assert hasattr(adapter, "AnthropicModel") and hasattr(adapter, "DEFAULT_MODEL")
-
-
-# ---- HTML pieces
-
-
 def _visible(markup: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", markup))
 
@@ -282,3 +275,20 @@ def test_real_model_is_built_from_the_settings_with_the_key_kept_out_of_sight():
     assert problem is None
     assert model.model == "claude-haiku-4-5" and model.base_url == "http://127.0.0.1:9" and model.send_anyway
     assert "secret" not in repr(model)
+
+
+def test_the_runs_total_usage_sums_every_reply():
+    state, _ = scripted("thinking_then_answer")
+    assert view.run_usage_line(state) == "In total, over 1 reply: 230 input tokens · 12 output tokens"
+    priced = view.run_usage_line(state, "claude-haiku-4-5")
+    assert priced.startswith("In total, over 1 reply: 230 input tokens · 12 output tokens · about $0.0")
+    fresh, _ = scripted("add_then_answer", steps=1)  # the first reply carries no usage
+    assert view.run_usage_line(fresh) is None
+
+
+def test_the_api_key_comes_from_the_field_then_the_environment_then_secrets():
+    secrets = {"ANTHROPIC_API_KEY": "from-secrets"}
+    assert view.find_api_key(" typed ", {"ANTHROPIC_API_KEY": "env"}, secrets) == ("typed", "the field above")
+    assert view.find_api_key("", {"ANTHROPIC_API_KEY": "env"}, secrets) == ("env", "ANTHROPIC_API_KEY")
+    assert view.find_api_key("", {}, secrets) == ("from-secrets", "st.secrets")
+    assert view.find_api_key("", {}, {}) == ("", "")
