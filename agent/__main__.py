@@ -54,7 +54,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     run_to_end(state, FakeModel(script, mode=args.mode))
     print("\n".join(console_lines(state)))
     if args.record:
-        from agent.record import save_recording
+        from agent.real import save_recording
 
         try:
             save_recording(state, args.record)
@@ -80,7 +80,7 @@ def _seconds(text: str) -> float:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from agent.server import ESTIMATE_NOTE, StandInServer
+    from agent.real import ESTIMATE_NOTE, StandInServer
 
     script = load_script(args.script)
     try:

@@ -23,11 +23,11 @@ import time
 
 import anthropic
 
-from agent.anthropic_model import AnthropicModel
 from agent.fake import FakeModel
 from agent.loop import RunState, run_to_end
+from agent.real.anthropic_model import AnthropicModel
+from agent.real.server import running_server
 from agent.scripts import parse_script
-from agent.server import running_server
 from agent.tools import tool_schemas
 
 

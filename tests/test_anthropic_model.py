@@ -8,14 +8,14 @@ import sys
 
 import pytest
 
-from agent.anthropic_model import DEFAULT_MODEL, AnthropicModel, ModelCallError
 from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, describe_error, run_to_end, step
-from agent.pricing import PRICES_READ_ON, PRICES_SOURCE, cost_estimate, price_for, run_usage, total_input
-from agent.record import save_recording
+from agent.real.anthropic_model import DEFAULT_MODEL, AnthropicModel, ModelCallError
+from agent.real.pricing import PRICES_READ_ON, PRICES_SOURCE, cost_estimate, price_for, run_usage, total_input
+from agent.real.record import save_recording
+from agent.real.server import running_server
 from agent.requests import RequestRejected
 from agent.scripts import load_script, parse_script
-from agent.server import running_server
 from helpers import reply, text, thinking, tool_use
 
 ANSWER = reply("end_turn", text("2 + 3 is 5."), usage={"input_tokens": 1200, "output_tokens": 30,
@@ -238,7 +238,7 @@ def test_cost_estimate_prices_every_kind_of_token():
 
 
 def test_importing_the_adapter_does_not_import_the_sdk():
-    code = "import sys, agent.anthropic_model, agent.pricing, agent.record; print('anthropic' in sys.modules)"
+    code = "import sys, agent.real; print('anthropic' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert done.stdout.strip() == "False"
 

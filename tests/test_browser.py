@@ -195,8 +195,8 @@ def test_the_real_switch_runs_a_task_against_the_stand_in_server(sandbox_page, s
     """The same loop through the real SDK and real HTTP, as it would run against Anthropic; the key shows nowhere."""
     from playwright.sync_api import expect
 
+    from agent.real.server import running_server
     from agent.scripts import load_script
-    from agent.server import running_server
 
     canary = "sk-ant-api03-CANARY-must-not-show-4242"
     logged: list[str] = []

@@ -5,9 +5,9 @@ The checks here are real: the learner's loops run in the sandbox, as on the page
 
 from test_exercise import ANSWER, APPEND_REPLY, CORRECT_LOOP, FAST, MISTAKE_CASES, with_bug
 
-from agent import exercise_view
 from agent.exercise import BadRequest, LoopCheck, check_loop
-from agent.exercise_view import (
+from agent.page import exercise_view
+from agent.page.exercise_view import (
     LinePair,
     aligned_lines,
     check_headline,

@@ -11,11 +11,11 @@ import time
 
 import anthropic  # imported before the clients start, so the figures time requests, not the first import
 
-from agent.anthropic_model import AnthropicModel
 from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, run_to_end, step
+from agent.real.anthropic_model import AnthropicModel
+from agent.real.server import estimate_tokens, running_server
 from agent.scripts import parse_script
-from agent.server import estimate_tokens, running_server
 from agent.tools import tool_schemas
 from helpers import reply, text, tool_use
 

@@ -284,7 +284,7 @@ def test_the_export_tab_offers_messages_run_and_graph(at):
 
 def test_the_exported_script_replays_the_run(at, tmp_path):
     from agent.loop import console_lines
-    from agent.record import script_json
+    from agent.real.record import script_json
     from agent.scripts import load_script
 
     click(at, "Run to end")
@@ -326,10 +326,10 @@ def test_two_sessions_are_two_sandboxes(monkeypatch):
 
 @pytest.fixture
 def stand_in():
-    """`agent.server.StandInServer` playing the reference script on 127.0.0.1 and a free port."""
+    """`agent.real.server.StandInServer` playing the reference script on 127.0.0.1 and a free port."""
     import threading
 
-    from agent.server import StandInServer
+    from agent.real.server import StandInServer
     server = StandInServer(load_script("add_then_answer"), host="127.0.0.1", port=0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -395,8 +395,8 @@ def test_a_request_the_check_refuses_can_be_sent_anyway(at):
     """The stand-in server plays a script whose second reply reuses a tool_use id: the third request breaks a rule."""
     import threading
 
+    from agent.real.server import StandInServer
     from agent.scripts import parse_script
-    from agent.server import StandInServer
     call = {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1, "b": 1}}
     script = parse_script({"tools": ["add"], "replies": [{"stop_reason": "tool_use", "content": [call]}] * 2
                            + [{"stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}]}]})
@@ -423,8 +423,8 @@ def test_an_overload_from_the_server_is_shown_and_the_next_step_tries_again(at):
     """The page's SDK client does not retry by itself: the 529 is a failed attempt on the page, then Step goes on."""
     import threading
 
+    from agent.real.server import StandInServer
     from agent.scripts import load_script
-    from agent.server import StandInServer
     server = StandInServer(load_script("overloaded_529"), host="127.0.0.1", port=0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

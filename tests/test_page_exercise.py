@@ -25,7 +25,7 @@ from agent.exercise import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-VIEW = "Write your loop"
+VIEW = "views/write_your_loop.py"  # the view's page script, as st.navigation names it
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def listening_on(monkeypatch):
 def open_view(listening_on, address="127.0.0.1") -> AppTest:
     listening_on(address)
     at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=60))
-    return run(at.radio(key="view").set_value(VIEW))
+    return run(at.switch_page(VIEW))
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def html_in(node) -> str:
 
 def test_the_view_opens_with_the_starter_in_the_editor(at):
     assert at.text_area(key="loop_code").value == starter_source()
-    assert at.title[0].value == VIEW
+    assert at.title[0].value == "Write your loop"
     assert not check_button(at).disabled and not at.warning
     assert [b.proto.label for b in at.get("download_button")] == ["Download my_loop.py"]
     assert not at.expander and not at.success and not at.error  # nothing checked yet
@@ -150,10 +150,10 @@ def test_a_syntax_error_is_said_in_words_with_its_line(at):
 def test_the_code_survives_reruns_and_a_visit_to_the_other_view(at):
     mine = with_bug((APPEND_REPLY, ""))
     check(at, mine)
-    run(at.radio(key="view").set_value("Sandbox"))
+    run(at.switch_page("views/sandbox.py"))
     click(at, "Step")
     assert at.session_state["run"].turn == 1
-    run(at.radio(key="view").set_value(VIEW))
+    run(at.switch_page(VIEW))
     assert at.text_area(key="loop_code").value == mine
     assert at.error[0].value.startswith(f"**{check_loop(mine).summary}.**")  # the last check is still shown
     run(at)

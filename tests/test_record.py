@@ -7,12 +7,12 @@ import sys
 
 import pytest
 
-from agent.anthropic_model import AnthropicModel
 from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, run_to_end, step
-from agent.record import record_script, save_recording, script_json
+from agent.real.anthropic_model import AnthropicModel
+from agent.real.record import record_script, save_recording, script_json
+from agent.real.server import running_server
 from agent.scripts import ScriptError, builtin_names, load_script, parse_script, parse_script_text
-from agent.server import running_server
 from helpers import reply, text, tool_use
 
 ANSWER = reply("end_turn", text("2 + 3 is 5."), usage={"input_tokens": 50, "output_tokens": 8})

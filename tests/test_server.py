@@ -9,8 +9,8 @@ import urllib.request
 import anthropic
 import pytest
 
+from agent.real.server import assistant_turns, estimate_tokens, running_server
 from agent.scripts import parse_script
-from agent.server import assistant_turns, estimate_tokens, running_server
 from helpers import reply, text, thinking, tool_use
 
 USER = {"role": "user", "content": "What is 2 + 3?"}

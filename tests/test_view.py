@@ -6,10 +6,11 @@ import re
 
 import pytest
 
-from agent import view
+from agent import summary
 from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, run_to_end, step
-from agent.page_html import highlight, message_html, messages_html, source_html
+from agent.page import view
+from agent.page.html_cards import highlight, message_html, messages_html, source_html
 from agent.scripts import builtin_names, load_script
 from helpers import fake_run, reply, text, thinking, tool_use
 
@@ -28,24 +29,24 @@ def scripted(name: str, steps: int | None = None) -> tuple[RunState, FakeModel]:
 
 
 def test_clip_keeps_short_text_and_cuts_long_text_on_one_line():
-    assert view.clip("a\n b", 10) == "a b"
-    assert view.clip("x" * 30, 10) == "x" * 9 + "…"
+    assert summary.clip("a\n b", 10) == "a b"
+    assert summary.clip("x" * 30, 10) == "x" * 9 + "…"
 
 
 def test_block_and_message_lines_say_what_each_block_holds():
-    assert view.block_line(tool_use("toolu_01")) == 'tool_use toolu_01 add {"a": 2, "b": 3}'
-    assert view.block_line(thinking()) == "thinking (empty)"
-    assert view.block_line(text("hi")) == 'text "hi"'
+    assert summary.block_line(tool_use("toolu_01")) == 'tool_use toolu_01 add {"a": 2, "b": 3}'
+    assert summary.block_line(thinking()) == "thinking (empty)"
+    assert summary.block_line(text("hi")) == 'text "hi"'
     result = {"type": "tool_result", "tool_use_id": "toolu_01", "content": "error: boom", "is_error": True}
-    assert view.block_line(result) == "tool_result toolu_01 (error): error: boom"
+    assert summary.block_line(result) == "tool_result toolu_01 (error): error: boom"
     as_blocks = {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "5"}]}
-    assert view.block_line(as_blocks) == "tool_result t: 5"
-    assert view.message_line({"role": "user", "content": "What is 2 + 3?"}) == 'user: "What is 2 + 3?"'
-    assert view.message_line({"role": "assistant", "content": [thinking(), tool_use("toolu_01")]}) == (
+    assert summary.block_line(as_blocks) == "tool_result t: 5"
+    assert summary.message_line({"role": "user", "content": "What is 2 + 3?"}) == 'user: "What is 2 + 3?"'
+    assert summary.message_line({"role": "assistant", "content": [thinking(), tool_use("toolu_01")]}) == (
         'assistant: thinking (empty) · tool_use toolu_01 add {"a": 2, "b": 3}')
-    assert view.message_line(["not", "a", "dict"]) == 'not a message: ["not", "a", "dict"]'
-    assert view.message_line({"role": "user", "content": 7}) == "user: content 7"
-    assert view.message_line({"role": "user", "content": []}) == "user: (no blocks)"
+    assert summary.message_line(["not", "a", "dict"]) == 'not a message: ["not", "a", "dict"]'
+    assert summary.message_line({"role": "user", "content": 7}) == "user: content 7"
+    assert summary.message_line({"role": "user", "content": []}) == "user: (no blocks)"
 
 
 def test_added_by_turn_is_the_reply_and_the_results():
@@ -238,7 +239,7 @@ def test_messages_html_marks_only_the_new_ones():
 def test_every_builtin_script_can_be_summarised(name):
     state, _ = scripted(name)
     for message in state.messages:
-        assert view.message_line(message)
+        assert summary.message_line(message)
         assert message_html(message, 0)
     assert view.outcome(state) is not None or not state.done
 

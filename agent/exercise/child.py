@@ -1,12 +1,12 @@
 """Inside the sandbox's child process: run a learner's `run_agent` on scripts and report what happened.
 
-`python -m agent.sandbox_child REQUEST.json` reads the learner's source and the
+`python -m agent.exercise.child REQUEST.json` reads the learner's source and the
 scripts, caps its own memory and CPU time, then for each script runs the
 learner's loop against a FakeModel and writes one JSON line: what the loop
 printed and returned, how many messages each request carried, the first
 request the FakeModel refused (with a copy of its messages), the tools it ran
 and after which stop reason, and what it raised, with the line of the
-learner's file. `agent.sandbox_runner` starts this process and reads the
+learner's file. `agent.exercise.runner` starts this process and reads the
 lines; `agent.exercise` judges them.
 """
 

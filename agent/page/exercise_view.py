@@ -5,7 +5,7 @@ these: a label for the script's row, the failure said in a sentence, the
 expected and actual output line against line, the messages the learner's loop
 sent next to the ones the reference loop sent (the refused one marked), and
 the learner's own code around the line that failed. Message cards come from
-`agent.page_html`; everything the learner's code produced is escaped.
+`agent.page.html_cards`; everything the learner's code produced is escaped.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.exercise import BadRequest, LoopCheck, ScriptCheck, check_loop
-from agent.page_html import escape as _e
-from agent.page_html import message_html, source_html
+from agent.page.html_cards import escape as _e
+from agent.page.html_cards import message_html, source_html
+from agent.page.view import LoopSource, md_escape
 from agent.scripts import ScriptError
-from agent.view import LoopSource, md_escape, message_line
+from agent.summary import message_line
 
 EXERCISE_CSS = """
 <style>

@@ -14,7 +14,8 @@ import keyword
 import tokenize
 from typing import Any
 
-from agent.view import LoopSource, result_text
+from agent.page.view import LoopSource
+from agent.summary import result_text
 
 PAGE_CSS = """
 <style>

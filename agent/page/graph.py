@@ -15,7 +15,8 @@ from __future__ import annotations
 import graphviz
 
 from agent.loop import RunState, TurnRecord
-from agent.view import clip, compact_json, failed_attempts, record_of_turn
+from agent.page.view import failed_attempts, record_of_turn
+from agent.summary import clip, compact_json
 
 FONT = "Helvetica,Arial,sans-serif"
 INK, MUTED, LINE = "#1f2933", "#7b8794", "#cbd2d9"

@@ -1,6 +1,6 @@
 """The "write your own loop" exercise: a learner's run_agent, checked against the reference loop.
 
-`check_loop(source)` runs the learner's file in a sandbox (`agent.sandbox_runner`)
+`check_loop(source)` runs the learner's file in a sandbox (`agent.exercise.runner`)
 against FakeModel scripts, and judges each run against what the engine's own
 loop prints for the same script (`agent.loop`: `RunState`, `run_to_end`,
 `console_lines`). The verdict for each script is plain data the page and the
@@ -20,12 +20,12 @@ from dataclasses import asdict, dataclass, field
 from importlib import resources
 from typing import Any
 
-from agent.exercise_mistakes import MISTAKES, bad_request_mistake, offending_index, output_mistake
+from agent.exercise.mistakes import MISTAKES, bad_request_mistake, offending_index, output_mistake
+from agent.exercise.runner import Limits, run_sandboxed
 from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, run_to_end
-from agent.sandbox_runner import Limits, run_sandboxed
 from agent.scripts import Script, builtin_names, load_script
-from agent.view import message_line
+from agent.summary import message_line
 
 ALLOW_CODE_ENV = "LOOP_SANDBOX_ALLOW_CODE"
 VERDICTS = ("pass", "output", "bad_request", "too_many_requests", "exception", "time_limit", "memory_limit", "crash",
@@ -131,7 +131,7 @@ class LoopCheck:
 
 def starter_source() -> str:
     """The starter file's text: the signature and the docstring of run_agent."""
-    return resources.files("agent").joinpath("exercise_starter.py").read_text(encoding="utf-8")
+    return resources.files("agent.exercise").joinpath("starter.py").read_text(encoding="utf-8")
 
 
 def code_runner_enabled(address: str | None, environ: Mapping[str, str] | None = None) -> bool:

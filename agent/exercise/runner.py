@@ -1,6 +1,6 @@
 """Runs a learner's `run_agent` against FakeModel scripts, in processes of its own.
 
-`run_sandboxed` starts `python -m agent.sandbox_child` in a fresh temporary
+`run_sandboxed` starts `python -m agent.exercise.child` in a fresh temporary
 directory, hands it the learner's source and the scripts, and reads back one
 JSON line per script (what the loop printed, returned, sent and raised).
 Nothing here judges the loop; `agent.exercise` compares what was seen with the
@@ -60,7 +60,7 @@ class SandboxRun:
 
 def _child_env() -> dict[str, str]:
     # Only what Python needs: the operator's API keys and the like never reach the learner's code.
-    package_root = str(Path(__file__).resolve().parent.parent)
+    package_root = str(Path(__file__).resolve().parents[2])
     return {"PATH": os.environ.get("PATH", os.defpath), "PYTHONPATH": package_root, "PYTHONUTF8": "1",
             "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
 
@@ -119,7 +119,7 @@ def _run_child(source: str, filename: str, scripts: list[Script], limits: Limits
         "scripts": [{"name": script.name, "data": script.to_dict()} for script in scripts]}), encoding="utf-8")
     seen: list[dict[str, Any]] = []
     with tempfile.TemporaryFile() as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "agent.sandbox_child", str(request_path)],
+        process = subprocess.Popen([sys.executable, "-m", "agent.exercise.child", str(request_path)],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, cwd=workdir,
                                    env=_child_env(), start_new_session=True)
         lines = _Lines(process.stdout)

@@ -1,0 +1,104 @@
+"""The house rule, checked on the source: the engine uses no wing, and a wing uses another only through its package.
+
+The engine is the modules at the top of `agent/`. The wings are `agent/real/`
+(the real model), `agent/exercise/` (the exercise) and `agent/page/` with the
+Streamlit views in `views/` (the page). A wing may use the engine freely and
+another wing only through what that wing's `__init__` names
+(`from agent.real import AnthropicModel`, never `from agent.real.server import ...`).
+`agent/__main__.py` is the front door: it may use the wings, through their packages.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+WINGS = ("real", "exercise", "page")
+
+
+def imported_modules(source: str) -> list[str]:
+    """Every `agent...` module a source imports, spelled out (`from agent import loop` is `agent.loop`)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.append(node.module)
+            if node.module == "agent":
+                found += [f"agent.{alias.name}" for alias in node.names]
+    return [name for name in found if name == "agent" or name.startswith("agent.")]
+
+
+def wing_of(name: str) -> str | None:
+    """The wing a module name belongs to, or None for the engine."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in WINGS else None
+
+
+def broken_rules(home: str | None, source: str, front_door: bool = False) -> list[str]:
+    """What a module in wing `home` (None: the engine) imports against the house rule."""
+    problems = []
+    for name in imported_modules(source):
+        wing = wing_of(name)
+        if wing is None or wing == home:
+            continue
+        if home is None and not front_door:
+            problems.append(f"the engine imports the {wing} wing ({name})")
+        elif name != f"agent.{wing}":
+            problems.append(f"reaches into the {wing} wing's insides ({name}); import from agent.{wing}")
+    return problems
+
+
+def modules() -> list[tuple[str, str | None, bool]]:
+    """(path, home wing, front door) for every Python file of the product."""
+    found = []
+    for path in sorted((ROOT / "agent").rglob("*.py")):
+        relative = path.relative_to(ROOT / "agent")
+        home = relative.parts[0] if len(relative.parts) > 1 else None
+        found.append((str(path.relative_to(ROOT)), home, relative.name == "__main__.py" and home is None))
+    for path in sorted((ROOT / "views").rglob("*.py")) + [ROOT / "sandbox_app.py"]:
+        found.append((str(path.relative_to(ROOT)), "page", False))
+    return found
+
+
+@pytest.mark.parametrize(("path", "home", "front_door"), modules())
+def test_no_module_imports_upward_or_across_wings(path, home, front_door):
+    assert broken_rules(home, (ROOT / path).read_text(encoding="utf-8"), front_door) == []
+
+
+def test_only_the_views_import_streamlit():
+    for path in (ROOT / "agent").rglob("*.py"):
+        assert "streamlit" not in {name.split(".")[0] for name in _all_imports(path.read_text(encoding="utf-8"))}, path
+
+
+def _all_imports(source: str) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+    return names
+
+
+def test_the_rule_catches_each_way_of_breaking_it():
+    assert broken_rules(None, "from agent.real import AnthropicModel") == [
+        "the engine imports the real wing (agent.real)"]
+    assert broken_rules(None, "from agent import exercise") == ["the engine imports the exercise wing (agent.exercise)"]
+    assert broken_rules("exercise", "import agent.page.view") == [
+        "reaches into the page wing's insides (agent.page.view); import from agent.page"]
+    assert broken_rules("page", "from agent.real.server import StandInServer") == [
+        "reaches into the real wing's insides (agent.real.server); import from agent.real"]
+    assert broken_rules("page", "from agent.real import StandInServer\nfrom agent.loop import step") == []
+    assert broken_rules("real", "from agent.real.pricing import price_for") == []  # its own insides
+    assert broken_rules(None, "from agent.exercise import check_loop", front_door=True) == []
+
+
+def test_every_wing_is_a_folder_with_a_package_that_names_its_use():
+    for wing in WINGS:
+        init = ROOT / "agent" / wing / "__init__.py"
+        assert init.is_file(), wing
+        assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"agent/{wing}/__init__.py says nothing"
