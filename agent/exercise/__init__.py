@@ -1,29 +1,33 @@
 """The exercise's wing: a learner writes `run_agent`, and the FakeModel's scripts judge it.
 
-`checker` runs the learner's file against the scripts and compares it with the
-reference loop; `mistakes` names the classic mistakes; `runner` starts the
-learner's code in a process of its own (`child`), with limits; `starter.py` is
-the file a learner begins from. Other wings use what this package names here.
+`checker` runs the learner's file against the scripts, in the lesson's order;
+`runner` starts the learner's code (`child.py`, a standalone script) walled
+off as well as the machine allows; `judge` plays the FakeModel for it from out
+of its reach; `verdict` holds each run against the reference loop's and
+`mistakes` names the classic mistakes; `starter.py` is the file a learner
+begins from. Other wings use what this package names here.
 """
 
 from agent.exercise.checker import (
     ALLOW_CODE_ENV,
-    VERDICTS,
-    BadRequest,
+    LESSON_ORDER,
     ExerciseError,
     LoopCheck,
-    ScriptCheck,
     check_loop,
     code_runner_enabled,
     code_runner_notice,
     exercise_script_names,
     format_check,
+    iter_check,
+    protection_words,
     reference_run,
     starter_source,
 )
 from agent.exercise.mistakes import MISTAKES
-from agent.exercise.runner import Limits
+from agent.exercise.runner import Limits, Protection, protection
+from agent.exercise.verdict import VERDICTS, BadRequest, RaisedError, ScriptCheck
 
-__all__ = ["ALLOW_CODE_ENV", "MISTAKES", "VERDICTS", "BadRequest", "ExerciseError", "Limits", "LoopCheck",
-           "ScriptCheck", "check_loop", "code_runner_enabled", "code_runner_notice", "exercise_script_names",
-           "format_check", "reference_run", "starter_source"]
+__all__ = ["ALLOW_CODE_ENV", "LESSON_ORDER", "MISTAKES", "VERDICTS", "BadRequest", "ExerciseError", "Limits",
+           "LoopCheck", "Protection", "RaisedError", "ScriptCheck", "check_loop", "code_runner_enabled",
+           "code_runner_notice", "exercise_script_names", "format_check", "iter_check", "protection",
+           "protection_words", "reference_run", "starter_source"]

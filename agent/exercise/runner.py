@@ -1,38 +1,46 @@
-"""Runs a learner's `run_agent` against FakeModel scripts, in processes of its own.
+"""Starts the learner's process, walled off as well as this machine allows, and ends it with all it started.
 
-`run_sandboxed` starts `python -m agent.exercise.child` in a fresh temporary
-directory, hands it the learner's source and the scripts, and reads back one
-JSON line per script (what the loop printed, returned, sent and raised).
-Nothing here judges the loop; `agent.exercise` compares what was seen with the
-reference run.
+The learner's code runs in `child.py`, a standard-library script started with
+`python -I -S` (no site-packages, no environment variables, no project on its
+path), an empty environment, and three pipes: its real stdout and stderr, and
+a socket for the protocol (its descriptor's number is the child's first argument) with the judge.
 
-The child caps its own memory and CPU time before it runs a line of the
-learner's code; this side holds the wall-clock limit, ends the child's whole
-process group when a script runs past it, and carries on with the next script
-in a new child. This guards against mistakes (an endless loop, a runaway
-allocation); it is not a wall against hostile code, which can still read files
-and open sockets as the user running the sandbox.
+Two levels of protection, said by `protection()`:
+
+- **bubblewrap** (`/usr/bin/bwrap`, Debian's `bubblewrap`): the child gets its
+  own network, PID, IPC, UTS and user namespaces, no capabilities, a read-only
+  view of only what Python needs (`/usr`, the `/lib` links, the interpreter's
+  prefix, `child.py`), a fresh `/proc` and a minimal `/dev`, a private empty
+  `/tmp`, and an empty environment. When its first process ends, the kernel
+  ends every other process in its PID namespace, so nothing outlives a check.
+- **process limits** (no bubblewrap, or one that cannot run here): memory, CPU
+  and file-size limits, its own session and process group, and a reaper
+  (`child.py --reaper`, a child subreaper) that kills every descendant when the
+  child ends, `setsid` escapees included. The learner's code can still read
+  what the user running the page can read, and open sockets.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import math
+import functools
 import os
 import selectors
+import shutil
 import signal
+import socket
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from agent.scripts import Script
-
-START_SECONDS = 20.0  # the child's interpreter start-up and imports (our code only), on a busy machine
+CHILD = Path(__file__).resolve().with_name("child.py")
+CHILD_INSIDE = "/sandbox/child.py"  # where bubblewrap shows it
+BWRAP = "/usr/bin/bwrap"
+MESSAGE_BYTES = 8 << 20  # the largest protocol message the judge reads; a bigger one ends the child
+PRINTED_BYTES = 200_000  # what the judge keeps of one script's printed output; the rest is read and dropped
+STDERR_BYTES = 20_000
 
 
 @dataclass(frozen=True)
@@ -42,145 +50,204 @@ class Limits:
     seconds: float = 5.0
     """Wall-clock time for loading the file, and again for each script."""
     memory_mb: int = 512
-    """Address space of the whole child process, in MB (the interpreter itself takes about 20)."""
+    """Address space of the child process, in MB (the interpreter itself takes about 20)."""
     total_seconds: float = 30.0
     """Once a check has taken this long, scripts still to start are not run (a loop that hangs on every
     script would otherwise keep the person waiting `seconds` times the number of scripts)."""
+    isolation: str = "auto"
+    """`auto` (bubblewrap when it runs here), `bubblewrap` (required), or `process` (limits and a reaper)."""
 
 
-@dataclass
-class SandboxRun:
-    """What the child processes reported."""
+@dataclass(frozen=True)
+class Protection:
+    """Which wall stands around the learner's code on this machine."""
 
-    load_problem: str | None
-    """Why the learner's file could not be used at all (syntax, no `run_agent`, ...); then no script ran."""
-    observations: list[dict[str, Any]]
-    """One per script, in order: what the child saw, or `{"script", "ended", "message"}` when it never finished."""
-
-
-def _child_env() -> dict[str, str]:
-    # Only what Python needs: the operator's API keys and the like never reach the learner's code.
-    package_root = str(Path(__file__).resolve().parents[2])
-    return {"PATH": os.environ.get("PATH", os.defpath), "PYTHONPATH": package_root, "PYTHONUTF8": "1",
-            "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
+    kind: str
+    """`bubblewrap` or `process limits`."""
+    words: str
+    """One sentence for the page and the command line."""
+    problem: str | None = None
+    """Why bubblewrap is not used, in its own words, when it is installed but cannot run."""
 
 
-class _Lines:
-    """Reads the child's report line by line, waiting no longer than a deadline."""
+def _python() -> str:
+    # The real interpreter, not a virtual environment's link: with -I -S only its standard library is seen.
+    return os.path.realpath(sys.executable)
 
-    def __init__(self, stream: Any) -> None:
-        self._fd = stream.fileno()
+
+def _python_roots() -> list[str]:
+    roots = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix),
+             str(Path(_python()).parent.parent)}
+    return sorted(root for root in roots if root != "/" and not root.startswith("/usr/"))
+
+
+def _bwrap_args() -> list[str]:
+    args = [BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",
+            "--uid", "65534", "--gid", "65534", "--ro-bind", "/usr", "/usr"]
+    for top in ("/lib", "/lib32", "/lib64", "/libx32", "/bin"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for root in _python_roots():
+        args += ["--ro-bind", root, root]
+    return args + ["--ro-bind", str(CHILD), CHILD_INSIDE, "--proc", "/proc", "--dev", "/dev",
+                   "--tmpfs", "/tmp", "--chdir", "/tmp", "--"]
+
+
+PYTHON_FLAGS = ["-I", "-S", "-u", "-X", "utf8", "-B"]
+
+
+@functools.lru_cache(maxsize=1)
+def protection() -> Protection:
+    """Bubblewrap if it is installed and runs here (tried once), else process limits, with the reason."""
+    if not os.path.exists(BWRAP) and not shutil.which("bwrap"):
+        return Protection("process limits", "Your code runs with time and memory limits in a process group of "
+                          "its own; install bubblewrap (bwrap) to wall it off from files, network and processes.")
+    try:
+        tried = subprocess.run([*_bwrap_args(), _python(), *PYTHON_FLAGS, "-c", "pass"], capture_output=True,
+                               timeout=20, env={}, stdin=subprocess.DEVNULL)
+        problem = None if tried.returncode == 0 else (tried.stderr.decode("utf-8", "replace").strip()
+                                                      or f"exit status {tried.returncode}")
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        problem = str(exc)
+    if problem:
+        return Protection("process limits", f"bubblewrap is installed but cannot run here ({problem}); your code "
+                          "runs with time and memory limits in a process group of its own.", problem)
+    return Protection("bubblewrap", "Your code runs inside bubblewrap: no network, no other processes, no files "
+                      "but Python's own, read-only, and nothing left running after the check.")
+
+
+def _isolated(limits: Limits) -> bool:
+    if limits.isolation == "process":
+        return False
+    if protection().kind == "bubblewrap":
+        return True
+    if limits.isolation == "bubblewrap":
+        raise RuntimeError(f"bubblewrap was required but cannot be used: {protection().words}")
+    return False
+
+
+def protection_used(limits: Limits) -> str:
+    """The protection a check with these limits runs under: `bubblewrap` or `process limits`."""
+    return "bubblewrap" if _isolated(limits) else "process limits"
+
+
+class ChildProcess:
+    """One learner process: the protocol socket, its captured stdout and stderr, and how to end it."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.isolated = _isolated(limits)
+        ours, theirs = socket.socketpair()
+        os.set_inheritable(theirs.fileno(), True)
+        fd = str(theirs.fileno())  # the protocol's descriptor keeps its number in the child, which is told it
+        command = ([*_bwrap_args(), _python(), *PYTHON_FLAGS, CHILD_INSIDE, fd] if self.isolated
+                   else [_python(), *PYTHON_FLAGS, str(CHILD), fd, "--reaper"])
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, env={}, cwd="/", start_new_session=True,
+                                        pass_fds=(theirs.fileno(),))
+        theirs.close()
+        self._sock = ours
         self._selector = selectors.DefaultSelector()
-        self._selector.register(self._fd, selectors.EVENT_READ)
+        for stream, kind in ((ours, "protocol"), (self.process.stdout, "stdout"), (self.process.stderr, "stderr")):
+            os.set_blocking(stream.fileno(), False)
+            self._selector.register(stream.fileno(), selectors.EVENT_READ, kind)
         self._buffer = b""
-        self._eof = False
+        self._printed = bytearray()
+        self.stderr = bytearray()
+        self.closed = False
+        self._ended = False
 
-    def next(self, deadline: float) -> bytes | None:
-        """The next line; b"" once the child has closed its end; None when the deadline passed first."""
-        while b"\n" not in self._buffer and not self._eof:
-            left = deadline - time.monotonic()
-            if left <= 0 or not self._selector.select(left):
-                return None
-            chunk = os.read(self._fd, 1 << 16)
-            self._eof = not chunk
+    def send(self, message: bytes) -> None:
+        """Send one protocol line; a child that stopped reading is ended later by its deadline."""
+        with contextlib.suppress(OSError):
+            self._sock.setblocking(True)
+            self._sock.sendall(message)
+            self._sock.setblocking(False)
+
+    def _read(self, kind: str, fd: int) -> None:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if kind == "protocol":
+            self.closed = self.closed or not chunk
             self._buffer += chunk
+        elif kind == "stdout":
+            self._printed += chunk[:max(0, PRINTED_BYTES - len(self._printed))]
+        else:
+            self.stderr += chunk[:max(0, STDERR_BYTES - len(self.stderr))]
+        if not chunk:
+            self._selector.unregister(fd)
+
+    def next_line(self, deadline: float) -> bytes | None:
+        """The next protocol line; b"" once the child is gone (or sent too much); None when the deadline passed."""
+        while b"\n" not in self._buffer:
+            if self.closed or len(self._buffer) > MESSAGE_BYTES:
+                return b""
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            for key, _ in self._selector.select(min(left, 1.0)):
+                self._read(key.data, key.fd)
         line, _, self._buffer = self._buffer.partition(b"\n")
-        return line
+        return line if len(line) <= MESSAGE_BYTES else b""
 
-    def close(self) -> None:
+    def take_printed(self) -> str:
+        """What the child printed on stdout since the last call: every byte its writes put in the pipe so far."""
+        fd = self.process.stdout.fileno()
+        with contextlib.suppress(KeyError, ValueError):
+            self._selector.get_key(fd)
+            self._read("stdout", fd)
+            while len(self._printed) < PRINTED_BYTES and self._selector.select(0):
+                before = len(self._printed)
+                self._read("stdout", fd)
+                if len(self._printed) == before:
+                    break
+        text, self._printed = self._printed.decode("utf-8", "replace"), bytearray()
+        return text
+
+    def end(self) -> int | None:
+        """End the child and everything it started (once); returns its exit status."""
+        process = self.process
+        if self._ended:
+            return process.returncode
+        self._ended = True
+        if process.poll() is None and not self.isolated:
+            # The reaper kills the worker and sweeps up every descendant before it exits.
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(3)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
         self._selector.close()
+        self._sock.close()
+        process.stdout.close()
+        process.stderr.close()
+        return process.returncode
+
+    def wait_ended(self, seconds: float = 3.0) -> int | None:
+        """Wait for a child that has closed its end to exit; end it if it does not."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(seconds)
+        return self.end()
 
 
-def _end_group(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)  # the group: anything the learner's code started goes too
-    process.wait()
-
-
-def _why_ended(process: subprocess.Popen[bytes], stderr: Any) -> str:
-    code = process.returncode
-    if code is not None and code < 0:
-        name = signal.Signals(-code).name
-        if -code == signal.SIGXCPU:
-            return "ran out of CPU time (time limit)"
-        return f"was killed by {name}" + (", perhaps for using too much memory" if -code == signal.SIGKILL else "")
-    stderr.seek(0)
-    last = [line for line in stderr.read().decode("utf-8", "replace").splitlines() if line.strip()][-1:]
+def why_ended(code: int | None, stderr: bytes) -> str:
+    """How a child that ended on its own ended, in words."""
+    signalled = -code if code is not None and code < 0 else code - 128 if code is not None and code > 128 else None
+    if signalled:
+        with contextlib.suppress(ValueError):
+            name = signal.Signals(signalled).name
+            if signalled == signal.SIGXCPU:
+                return "ran out of CPU time (time limit)"
+            return f"was killed by {name}" + (", perhaps for using too much memory"
+                                              if signalled == signal.SIGKILL else "")
+    last = [line for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()][-1:]
     return f"ended with exit status {code} before run_agent returned" + (f" ({last[0][:300]})" if last else "")
 
 
-def _run_child(source: str, filename: str, scripts: list[Script], limits: Limits,
-               workdir: str) -> tuple[str | None, list[dict[str, Any]]]:
-    """One child over `scripts`, until it reports them all or one of them ends it."""
-    request_path = Path(workdir) / ".request.json"
-    cpu_seconds = math.ceil(limits.seconds * (len(scripts) + 1)) + 1
-    request_path.write_text(json.dumps({
-        "source": source, "filename": filename, "memory_mb": limits.memory_mb, "cpu_seconds": cpu_seconds,
-        "scripts": [{"name": script.name, "data": script.to_dict()} for script in scripts]}), encoding="utf-8")
-    seen: list[dict[str, Any]] = []
-    with tempfile.TemporaryFile() as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "agent.exercise.child", str(request_path)],
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, cwd=workdir,
-                                   env=_child_env(), start_new_session=True)
-        lines = _Lines(process.stdout)
-        phase, deadline = "start", time.monotonic() + START_SECONDS
-        try:
-            while len(seen) < len(scripts):
-                line = lines.next(deadline)
-                if line is None:
-                    _end_group(process)
-                    if phase != "run":
-                        return (f"loading the file took longer than {limits.seconds:g} s (time limit)"
-                                if phase == "load" else "the sandbox did not start in time"), seen
-                    seen.append({"script": scripts[len(seen)].name, "ended": "time_limit",
-                                 "message": f"did not finish within {limits.seconds:g} s (time limit)"})
-                    return None, seen
-                if not line:
-                    _end_group(process)
-                    why = _why_ended(process, stderr)
-                    if phase != "run":
-                        return f"the sandbox process {why}", seen
-                    ended = "time_limit" if "time limit" in why else "crash"
-                    seen.append({"script": scripts[len(seen)].name, "ended": ended, "message": f"the process {why}"})
-                    return None, seen
-                try:
-                    message = json.loads(line)
-                except ValueError:  # the learner's code wrote into the report: this child can't be trusted
-                    _end_group(process)
-                    seen.append({"script": scripts[len(seen)].name, "ended": "crash",
-                                 "message": "the sandbox's report could not be read"})
-                    return None, seen
-                if "load_problem" in message:
-                    _end_group(process)
-                    return message["load_problem"], seen
-                phase = "load" if "ready" in message else "run"
-                if "observation" in message:
-                    seen.append(message["observation"])
-                deadline = time.monotonic() + limits.seconds
-            _end_group(process)
-        finally:
-            lines.close()
-            process.stdout.close()
-            if process.returncode is None:
-                _end_group(process)
-    return None, seen
-
-
-def run_sandboxed(source: str, scripts: list[Script], limits: Limits = Limits(),
-                  filename: str = "my_loop.py") -> SandboxRun:
-    """Run the learner's file against each script in child processes; a script that ends its child is
-    reported as such and the rest go on in a new one."""
-    observations: list[dict[str, Any]] = []
-    stop_at = time.monotonic() + limits.total_seconds
-    with tempfile.TemporaryDirectory(prefix="loop-sandbox-") as workdir:
-        while len(observations) < len(scripts):
-            if observations and time.monotonic() > stop_at:  # only after a script ended its child
-                observations.extend({"script": script.name, "ended": "not_run", "message":
-                                     f"not run: the check had already taken over {limits.total_seconds:g} s"}
-                                    for script in scripts[len(observations):])
-                break
-            problem, seen = _run_child(source, filename, scripts[len(observations):], limits, workdir)
-            if problem:
-                return SandboxRun(problem, [])
-            observations.extend(seen)
-    return SandboxRun(None, observations)

@@ -1,0 +1,245 @@
+"""The judging side: plays each script's FakeModel for the learner's process and notes what it sees.
+
+The learner's process (`child.py`, started by `agent.exercise.runner`) holds
+only their file and two proxies. Here, out of its reach, live the FakeModel,
+the script, and the record of what the loop did: every request is checked by
+the FakeModel here, every tool runs here, and the printed output is read from
+the child's real stdout. Everything the child says is untrusted data: each
+message is size-bounded and checked against the protocol's shape, and one that
+does not fit ends that child as a crash. A verdict can change only through what
+a loop can legitimately do: send requests, run tools, print, and return.
+
+The file is loaded once and every script then runs in the same process, in
+order, so a loop that keeps state between calls shows it on the next script.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.exercise.runner import ChildProcess, Limits, why_ended
+from agent.fake import FakeModel, ScriptExhausted
+from agent.requests import RequestRejected
+from agent.scripts import Script
+from agent.tools import run_tool
+
+START_SECONDS = 20.0  # the child's interpreter and sandbox start-up, on a busy machine
+
+
+@dataclass
+class Observation:
+    """What the judge saw of the learner's loop on one script."""
+
+    script: str
+    """The script's name."""
+    printed: str = ""
+    """What the loop printed on stdout while it ran."""
+    requests: list[Any] = field(default_factory=list)
+    """The messages of each request, as sent (decoded from JSON)."""
+    stop_reasons: list[Any] = field(default_factory=list)
+    """The stop reason of each reply given, in order."""
+    tool_calls: list[Any] = field(default_factory=list)
+    """For each run_tool call, the stop reason of the reply before it (None before any reply)."""
+    rejected: dict[str, Any] | None = None
+    """The first refused request: its number, the API's reason and its messages."""
+    exhausted: int | None = None
+    """The number of the first request that came after the script's last reply."""
+    decided_lines: list[int] = field(default_factory=list)
+    """The learner's lines that ran between the last reply and that request."""
+    returned: dict[str, Any] | None = None
+    """What run_agent returned: its type's name and its text."""
+    error: dict[str, Any] | None = None
+    """What run_agent raised: type, message, line of the learner's file and its code."""
+    memory_error: bool = False
+    """Whether what it raised was a MemoryError."""
+    ended: str | None = None
+    """`time_limit`, `crash` or `not_run` when the script never finished; None when it did."""
+    message: str = ""
+    """Why it never finished, in words."""
+    earlier_scripts: int = 0
+    """How many scripts this same process ran before this one."""
+
+    @property
+    def sizes(self) -> list[int | None]:
+        """How many messages each request carried (None for a request whose messages were not a list)."""
+        return [len(messages) if isinstance(messages, list) else None for messages in self.requests]
+
+
+class ProtocolError(ValueError):
+    """A child message that does not fit the protocol."""
+
+
+_SHAPES: dict[str, dict[str, tuple[type, ...]]] = {
+    "loaded": {},
+    "load_problem": {"text": (str,)},
+    "request": {"messages": (object,), "options": (dict,), "trail": (list,)},
+    "tool": {"block": (object,)},
+    "returned": {"type": (str,), "text": (str,)},
+    "raised": {"type": (str,), "message": (str,), "line": (int, type(None)), "code": (str,), "memory": (bool,)},
+}
+
+
+def parse_message(line: bytes) -> dict[str, Any]:
+    """One child message, checked against the protocol's shape; ProtocolError when it does not fit."""
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError("not JSON") from exc
+    if not isinstance(message, dict) or message.get("kind") not in _SHAPES:
+        raise ProtocolError("not a message the child may send")
+    for name, kinds in _SHAPES[message["kind"]].items():
+        if name not in message or not isinstance(message[name], kinds) or isinstance(message[name], bool) \
+                and bool not in kinds:
+            raise ProtocolError(f"{message['kind']}.{name} is missing or of the wrong type")
+    if message["kind"] == "request" and not all(isinstance(n, int) for n in message["trail"]):
+        raise ProtocolError("request.trail must hold line numbers")
+    return message
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+_OPTIONS = ("system", "tools", "max_tokens")  # what the FakeModel reads of a request besides its messages
+
+
+class _Script:
+    """One script's run in the child: the FakeModel answers, the tools run, the observation fills in."""
+
+    def __init__(self, child: ChildProcess, script: Script, seen: Observation) -> None:
+        self.child, self.script, self.seen = child, script, seen
+        self.fake = FakeModel(script)
+
+    def answer_request(self, message: dict[str, Any]) -> bytes:
+        seen, messages = self.seen, message["messages"]
+        seen.requests.append(messages)
+        number = len(seen.requests)
+        options = {name: message["options"][name] for name in _OPTIONS if name in message["options"]}
+        try:
+            reply = self.fake.create(messages, **options)
+        except RequestRejected as exc:
+            if seen.rejected is None:  # a loop that catches the refusal and goes on is still caught
+                seen.rejected = {"request": number, "reason": exc.message, "messages": messages}
+            return _line({"kind": "refused", "message": exc.message})
+        except ScriptExhausted:
+            if seen.exhausted is None:
+                seen.exhausted, seen.decided_lines = number, message["trail"]
+            return _line({"kind": "finished"})
+        except Exception as exc:  # options of the wrong type: the API would refuse them too
+            reason = f"{type(exc).__name__}: {exc}"
+            if seen.rejected is None:
+                seen.rejected = {"request": number, "reason": reason, "messages": messages}
+            return _line({"kind": "refused", "message": reason})
+        seen.stop_reasons.append(reply["stop_reason"])
+        return _line({"kind": "reply", "reply": reply})
+
+    def answer_tool(self, message: dict[str, Any]) -> bytes:
+        seen, block = self.seen, message["block"]
+        seen.tool_calls.append(seen.stop_reasons[-1] if seen.stop_reasons else None)
+        if isinstance(block, dict):
+            result = run_tool(block, self.script.tools)
+        else:
+            result = {"type": "tool_result", "tool_use_id": None, "is_error": True,
+                      "content": "error: run_tool takes one tool_use block (a dict)"}
+        return _line({"kind": "tool_result", "result": result})
+
+
+def _run_one(child: ChildProcess, script: Script, seen: Observation, limits: Limits) -> bool:
+    """Run one script in the child; True when the child can go on to the next one."""
+    playing = _Script(child, script, seen)
+    child.take_printed()  # what it printed before this script (loading, the script before) is not this one's
+    child.send(_line({"kind": "run", "task": script.task, "max_turns": script.max_turns}))
+    deadline = time.monotonic() + limits.seconds
+    while True:
+        line = child.next_line(deadline)
+        if line is None:
+            seen.printed = child.take_printed()
+            seen.ended, seen.message = "time_limit", f"did not finish within {limits.seconds:g} s (time limit)"
+            child.end()
+            return False
+        if not line:
+            seen.printed = child.take_printed()
+            why = why_ended(child.wait_ended(), bytes(child.stderr))
+            seen.ended, seen.message = ("time_limit" if "time limit" in why else "crash"), f"the process {why}"
+            return False
+        try:
+            message = parse_message(line)
+        except ProtocolError:  # the learner's code wrote into the protocol: this child can't be trusted
+            seen.printed = child.take_printed()
+            seen.ended, seen.message = "crash", "the sandbox's report could not be read"
+            child.end()
+            return False
+        kind = message["kind"]
+        if kind == "request":
+            child.send(playing.answer_request(message))
+        elif kind == "tool":
+            child.send(playing.answer_tool(message))
+        elif kind in ("returned", "raised"):
+            seen.printed = child.take_printed()
+            if kind == "returned":
+                seen.returned = {"type": message["type"], "text": message["text"]}
+            else:
+                seen.error = {name: message[name] for name in ("type", "message", "line", "code")}
+                seen.memory_error = message["memory"]
+            return True
+        # `loaded` or `load_problem` in the middle of a run: ignore, as it changes nothing
+
+
+def _load(child: ChildProcess, source: str, filename: str, limits: Limits, scripts: int) -> str | None:
+    """Send the file; None once it is loaded, else why it cannot be checked."""
+    cpu_seconds = math.ceil(limits.seconds * (scripts + 1)) + 1
+    child.send(_line({"kind": "load", "source": source, "filename": filename, "memory_mb": limits.memory_mb,
+                      "cpu_seconds": cpu_seconds}))
+    line = child.next_line(time.monotonic() + START_SECONDS + limits.seconds)
+    if line is None:
+        child.end()
+        return f"loading the file took longer than {limits.seconds:g} s (time limit)"
+    if not line:
+        return f"the sandbox process {why_ended(child.wait_ended(), bytes(child.stderr))}"
+    try:
+        message = parse_message(line)
+    except ProtocolError:
+        child.end()
+        return "the sandbox's report could not be read while loading the file"
+    if message["kind"] == "load_problem":
+        child.end()
+        return message["text"][:2000]
+    return None if message["kind"] == "loaded" else "the sandbox's report could not be read while loading the file"
+
+
+def observe(source: str, filename: str, scripts: list[Script], limits: Limits,
+            cancelled: Callable[[], bool] = lambda: False) -> Iterator[Observation | str]:
+    """Run the learner's file on each script in turn, yielding each script's Observation as it finishes; or
+    yield one string (why the file cannot be checked) and stop. A script that ends its process is reported
+    as such and the rest go on in a new one."""
+    stop_at = time.monotonic() + limits.total_seconds
+    done = 0
+    while done < len(scripts):
+        if done and time.monotonic() > stop_at:  # only after a script ended its child
+            for script in scripts[done:]:
+                yield Observation(script.name, ended="not_run",
+                                  message=f"not run: the check had already taken over {limits.total_seconds:g} s")
+            return
+        child = ChildProcess(limits)
+        try:
+            problem = _load(child, source, filename, limits, len(scripts) - done)
+            if problem:
+                yield problem
+                return
+            earlier = 0
+            while done < len(scripts):
+                if cancelled():
+                    return
+                seen = Observation(scripts[done].name, earlier_scripts=earlier)
+                alive = _run_one(child, scripts[done], seen, limits)
+                done, earlier = done + 1, earlier + 1
+                yield seen
+                if not alive:
+                    break
+        finally:
+            child.end()

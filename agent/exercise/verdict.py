@@ -1,0 +1,208 @@
+"""One script's verdict: what the judge saw of the learner's loop, held against the reference run.
+
+The verdict is plain data the page and the command line both show: pass, or
+the first line that differs, or the request the FakeModel refused (the
+messages the learner's loop sent, the one that is really wrong, and what the
+reference loop sent at that point), or the exception and the line of the
+learner's file it came from; the learner's line to look at; and, where the
+evidence fits one, the classic mistake behind it (`MISTAKES`), in words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent.exercise.judge import Observation
+from agent.exercise.mistakes import (
+    MISTAKES,
+    bad_request_mistake,
+    decision_line,
+    history_mistake,
+    offending_index,
+    output_mistake,
+    reads_max_turns,
+)
+from agent.exercise.runner import Limits
+from agent.loop import MAX_TURNS, RunState, console_lines
+from agent.scripts import Script
+
+VERDICTS = ("pass", "output", "bad_request", "too_many_requests", "exception", "time_limit", "memory_limit", "crash",
+            "not_run")
+
+
+@dataclass
+class BadRequest:
+    """A request the FakeModel refused, as the API would have."""
+
+    reason: str
+    """The API's words for what is wrong."""
+    request: int
+    """Which request it was, counting from 1."""
+    messages: Any
+    """The messages the learner's loop sent in it, as sent."""
+    offending_index: int | None
+    """Index in `messages` of the message that is wrong (the API's pointer, or the message behind it);
+    None when it points at none."""
+    reference_messages: list[dict[str, Any]] | None
+    """What the reference loop sent in its request of the same number; None when it had stopped before it."""
+
+
+@dataclass
+class RaisedError:
+    """An exception that came out of the learner's run_agent."""
+
+    type: str
+    """The exception's class name, e.g. `KeyError`."""
+    message: str
+    """Its message."""
+    line: int | None
+    """The line of the learner's file it was raised from (the deepest one); None if no line of theirs ran."""
+    code: str
+    """That line's text."""
+
+
+@dataclass
+class ScriptCheck:
+    """How the learner's loop did on one script."""
+
+    script: str
+    """The script's name."""
+    title: str
+    """The script's one-line title."""
+    verdict: str
+    """One of VERDICTS: `pass`, or what kind of failure."""
+    summary: str
+    """One line saying what happened."""
+    expected: list[str]
+    """What the reference loop prints for this script, line by line."""
+    actual: list[str]
+    """What the learner's loop printed, then the result and request-size lines the harness prints."""
+    first_difference: int | None = None
+    """Index of the first line where `actual` differs from `expected`; None when they are the same."""
+    mistake: str | None = None
+    """The classic mistake this looks like (a key of MISTAKES), or None when none fits."""
+    bad_request: BadRequest | None = None
+    """The refused request, for `bad_request`."""
+    error: RaisedError | None = None
+    """The exception run_agent raised, when it raised one."""
+    line: int | None = None
+    """The line of the learner's file to look at (where it raised, or where it decided to go on); None if none."""
+    line_note: str = ""
+    """What to say beside that line."""
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+    @property
+    def mistake_text(self) -> str:
+        """The mistake explained in a sentence or two, or "" when no mistake was named."""
+        return MISTAKES.get(self.mistake or "", "")
+
+
+def _lines(text: str) -> list[str]:
+    # A tool result may hold newlines; compare line by line as a person reads the output.
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def _first_difference(expected: list[str], actual: list[str]) -> int | None:
+    for i, (want, got) in enumerate(zip(expected, actual, strict=False)):
+        if want != got:
+            return i
+    return None if len(expected) == len(actual) else min(len(expected), len(actual))
+
+
+def _harness_output(seen: Observation) -> list[str]:
+    """What the lesson's harness prints after the loop's own lines: the result, then the request sizes."""
+    text = seen.printed
+    if seen.returned is not None:
+        text += f"result: {seen.returned['text']}\n"
+    elif seen.error and seen.rejected:
+        text += f"result: bad request: {seen.rejected['reason']}\n"
+    sizes = ", ".join("?" if size is None else str(size) for size in seen.sizes)
+    return _lines(text + f"messages sent each turn: {sizes}")
+
+
+def _reference_messages(state: RunState, request: int) -> list[dict[str, Any]] | None:
+    if request > len(state.records):
+        return None
+    return state.messages[:state.records[request - 1].sent]
+
+
+def _unsafe_call(seen: Observation) -> str | None:
+    """The stop reason of a reply whose tool calls the loop ran although it was not `tool_use`."""
+    for stop_reason in seen.tool_calls:
+        if stop_reason is not None and stop_reason != "tool_use":
+            return str(stop_reason)
+    return None
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def judge(script: Script, state: RunState, seen: Observation, limits: Limits, source: str) -> ScriptCheck:
+    """One script's verdict, from the reference run and what the judge saw."""
+    expected = _lines("\n".join(console_lines(state)))
+    check = ScriptCheck(script.name, script.title, "pass", "passed", expected, [])
+    if seen.ended:
+        check.verdict, check.summary = seen.ended, seen.message
+        check.mistake = "endless_loop" if seen.ended == "time_limit" else None
+        return check
+    check.actual = _harness_output(seen)
+    check.first_difference = _first_difference(expected, check.actual)
+    error = seen.error
+    if error:
+        check.error = RaisedError(error["type"], error["message"], error["line"], error["code"])
+        check.line, check.line_note = error["line"], f"{error['type']} raised here"
+    at = f" at line {error['line']}: {error['code']}" if error and error["line"] else ""
+    if seen.memory_error:
+        check.verdict = "memory_limit"
+        check.summary = f"ran out of memory (the limit is {limits.memory_mb} MB){at}"
+    elif seen.rejected:
+        rejected = seen.rejected
+        messages, request = rejected["messages"], rejected["request"]
+        index = offending_index(rejected["reason"], messages)
+        check.verdict, check.summary = "bad_request", f"bad request (request {request}): {rejected['reason']}"
+        check.mistake, index = bad_request_mistake(rejected["reason"], messages, index, seen.stop_reasons, request)
+        check.bad_request = BadRequest(rejected["reason"], request, messages, index,
+                                       _reference_messages(state, request))
+        check.line = check.line if check.error and check.error.type != "BadRequestError" else None
+    elif seen.exhausted:
+        check.verdict = "too_many_requests"
+        sent = len(state.records)
+        check.summary = (f"your loop asked for another reply after the model had finished (request "
+                         f"{seen.exhausted}; the reference loop sent {_plural(sent, 'request')})")
+        check.error = None
+        check.line = decision_line(source, seen.decided_lines)
+        check.line_note = "here your loop decided to ask again"
+        check.mistake = "kept_going" if seen.stop_reasons and seen.stop_reasons[-1] != "tool_use" else None
+    elif error:
+        check.verdict, check.summary = "exception", f"{error['type']}: {error['message']}{at}"
+        if error["type"] == "KeyError" and error["message"] == "'text'":
+            check.mistake = "answer_text"
+    elif check.first_difference is not None:
+        line = check.first_difference
+        check.verdict, check.summary = "output", f"the output differs from the reference at line {line + 1}"
+        check.mistake = output_mistake(state, seen, expected, check.actual, line)
+    _outranking_evidence(check, script, seen, source)
+    return check
+
+
+def _outranking_evidence(check: ScriptCheck, script: Script, seen: Observation, source: str) -> None:
+    """Evidence that outranks whatever the failure looked like on the surface."""
+    history = history_mistake(seen, script.task)
+    if history and not check.passed:
+        check.mistake = history[0]
+        if check.bad_request and check.bad_request.request == history[2]:
+            check.bad_request.offending_index = history[1]
+    elif len(seen.requests) > script.max_turns:
+        check.mistake = "own_turn_limit" if reads_max_turns(source) is False and script.max_turns != MAX_TURNS \
+            else "no_turn_limit"
+    reason = _unsafe_call(seen)
+    if reason is not None:
+        check.mistake = "ran_stopped_call"
+        if check.passed:  # it could not pass, but a loop that hides the call must not pass either
+            check.verdict, check.summary = "output", f"ran a tool call from a reply whose stop_reason was {reason}"
