@@ -174,7 +174,9 @@ def format_check_of(result):
 
 
 def test_every_named_mistake_has_a_case():
-    assert set(MISTAKE_CASES) | {"endless_loop"} == set(MISTAKES)
+    from test_exercise_judge import NAMED_CASES
+
+    assert set(MISTAKE_CASES) | set(NAMED_CASES) | {"endless_loop"} == set(MISTAKES)
 
 
 def test_a_bad_request_shows_both_arrays_and_points_at_the_offending_message():
@@ -286,10 +288,10 @@ def test_a_file_whose_top_level_never_finishes_is_stopped():
     assert check.problem == "loading the file took longer than 1 s (time limit)"
 
 
-def test_writing_to_the_terminal_directly_does_not_garble_the_report():
+def test_writing_to_the_terminal_directly_is_printed_output_not_a_garbled_report():
     source = with_bug((TURNS, "    import os\n    os.write(1, b'not json\\n')\n" + TURNS))
     [result] = check_one(source, "add_then_answer")
-    assert result.passed
+    assert result.actual[0] == "not json" and (result.verdict, result.mistake) == ("output", "extra_print")
 
 
 # ---- the runner's switch for the page ----------------------------------------------------------------------
@@ -302,9 +304,10 @@ def test_the_code_runner_is_on_for_loopback_addresses(address):
 
 @pytest.mark.parametrize("address", ["0.0.0.0", "", None, "192.168.1.20", "::", "example.org"])
 def test_the_code_runner_is_off_for_other_addresses_unless_the_operator_turns_it_on(address):
-    assert not code_runner_enabled(address, environ={})
-    assert not code_runner_enabled(address, environ={ALLOW_CODE_ENV: "0"})
-    assert code_runner_enabled(address, environ={ALLOW_CODE_ENV: "1"})
+    assert not code_runner_enabled(address, environ={}, sandboxed=False)
+    assert not code_runner_enabled(address, environ={ALLOW_CODE_ENV: "0"}, sandboxed=False)
+    assert code_runner_enabled(address, environ={ALLOW_CODE_ENV: "1"}, sandboxed=False)
+    assert code_runner_enabled(address, environ={}, sandboxed=True)  # bubblewrap walls the code off
     assert f"{ALLOW_CODE_ENV}=1" in code_runner_notice(address) and "127.0.0.1" in code_runner_notice(address)
 
 
@@ -316,7 +319,8 @@ def test_check_loop_command_passes_a_correct_loop_with_status_0(tmp_path, capsys
     path.write_text(CORRECT_LOOP)
     assert main(["check-loop", str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:-1] == [f"pass  {name}" for name in exercise_script_names()]
+    assert lines[0] in ("sandbox: bubblewrap", "sandbox: process limits")
+    assert lines[1:-1] == [f"pass  {name}" for name in exercise_script_names()]
     assert lines[-1].endswith("scripts pass: well done")
 
 

@@ -233,6 +233,7 @@ def worker(fd):
     channel = Channel(fd)
     order = channel.receive()
     _set_limits(order["memory_mb"], order["cpu_seconds"])
+    channel.send({"kind": "loading"})  # the load's time limit starts now, not while the sandbox starts up
     trail = Trail(order["filename"])
     loaded = _load(channel, order, trail)
     _flush()

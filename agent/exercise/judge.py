@@ -75,6 +75,7 @@ class ProtocolError(ValueError):
 
 
 _SHAPES: dict[str, dict[str, tuple[type, ...]]] = {
+    "loading": {},
     "loaded": {},
     "load_problem": {"text": (str,)},
     "request": {"messages": (object,), "options": (dict,), "trail": (list,)},
@@ -195,7 +196,12 @@ def _load(child: ChildProcess, source: str, filename: str, limits: Limits, scrip
     cpu_seconds = math.ceil(limits.seconds * (scripts + 1)) + 1
     child.send(_line({"kind": "load", "source": source, "filename": filename, "memory_mb": limits.memory_mb,
                       "cpu_seconds": cpu_seconds}))
-    line = child.next_line(time.monotonic() + START_SECONDS + limits.seconds)
+    line = child.next_line(time.monotonic() + START_SECONDS)
+    if line and line.strip() == b'{"kind": "loading"}':
+        line = child.next_line(time.monotonic() + limits.seconds)
+    elif line is None:
+        child.end()
+        return "the sandbox did not start in time"
     if line is None:
         child.end()
         return f"loading the file took longer than {limits.seconds:g} s (time limit)"

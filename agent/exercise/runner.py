@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import selectors
 import shutil
@@ -141,12 +142,16 @@ class ChildProcess:
         ours, theirs = socket.socketpair()
         os.set_inheritable(theirs.fileno(), True)
         fd = str(theirs.fileno())  # the protocol's descriptor keeps its number in the child, which is told it
-        command = ([*_bwrap_args(), _python(), *PYTHON_FLAGS, CHILD_INSIDE, fd] if self.isolated
-                   else [_python(), *PYTHON_FLAGS, str(CHILD), fd, "--reaper"])
+        # bubblewrap says on --info-fd which pid its sandbox has outside: ending that one ends the sandbox's
+        # whole PID namespace, and bwrap exits only once the kernel has emptied it.
+        self._info, info_w = os.pipe()
+        command = ([*_bwrap_args()[:-1], "--info-fd", str(info_w), "--", _python(), *PYTHON_FLAGS, CHILD_INSIDE,
+                    fd] if self.isolated else [_python(), *PYTHON_FLAGS, str(CHILD), fd, "--reaper"])
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, env={}, cwd="/", start_new_session=True,
-                                        pass_fds=(theirs.fileno(),))
+                                        pass_fds=(theirs.fileno(), info_w))
         theirs.close()
+        os.close(info_w)
         self._sock = ours
         self._selector = selectors.DefaultSelector()
         for stream, kind in ((ours, "protocol"), (self.process.stdout, "stdout"), (self.process.stderr, "stderr")):
@@ -215,6 +220,12 @@ class ChildProcess:
         if self._ended:
             return process.returncode
         self._ended = True
+        sandbox = self._sandbox_pid() if self.isolated else None
+        if sandbox and process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(sandbox, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(5)
         if process.poll() is None and not self.isolated:
             # The reaper kills the worker and sweeps up every descendant before it exits.
             with contextlib.suppress(ProcessLookupError):
@@ -228,7 +239,15 @@ class ChildProcess:
         self._sock.close()
         process.stdout.close()
         process.stderr.close()
+        os.close(self._info)
         return process.returncode
+
+    def _sandbox_pid(self) -> int | None:
+        """The pid (outside) of bubblewrap's sandbox, from its --info-fd report; None if it said nothing."""
+        os.set_blocking(self._info, False)
+        with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+            return int(json.loads(os.read(self._info, 4096)).get("child-pid"))
+        return None
 
     def wait_ended(self, seconds: float = 3.0) -> int | None:
         """Wait for a child that has closed its end to exit; end it if it does not."""

@@ -169,7 +169,8 @@ def judge(script: Script, state: RunState, seen: Observation, limits: Limits, so
         check.mistake, index = bad_request_mistake(rejected["reason"], messages, index, seen.stop_reasons, request)
         check.bad_request = BadRequest(rejected["reason"], request, messages, index,
                                        _reference_messages(state, request))
-        check.line = check.line if check.error and check.error.type != "BadRequestError" else None
+        if check.error and check.error.type == "BadRequestError":  # the refusal itself, raised where it was sent
+            check.line, check.line_note = None, ""
     elif seen.exhausted:
         check.verdict = "too_many_requests"
         sent = len(state.records)
@@ -196,7 +197,7 @@ def _outranking_evidence(check: ScriptCheck, script: Script, seen: Observation, 
     history = history_mistake(seen, script.task)
     if history and not check.passed:
         check.mistake = history[0]
-        if check.bad_request and check.bad_request.request == history[2]:
+        if check.bad_request and (check.bad_request.request == history[2] or history[0] == "kept_state"):
             check.bad_request.offending_index = history[1]
     elif len(seen.requests) > script.max_turns:
         check.mistake = "own_turn_limit" if reads_max_turns(source) is False and script.max_turns != MAX_TURNS \

@@ -1,0 +1,265 @@
+"""The exercise's judge, part 2: correct loops pass, buggy ones fail by name, cheats fail, hostile code escapes nothing.
+
+Every loop here runs in the learner's process as a learner's would. The
+hostile cases need bubblewrap (`/usr/bin/bwrap`, which `.ci/run` installs);
+without it they are skipped with the reason bubblewrap gave, and fail under CI.
+"""
+
+import json
+import os
+import socket
+from pathlib import Path
+
+import pytest
+from test_exercise import (
+    APPEND_REPLY,
+    APPEND_RESULTS,
+    CORRECT_LOOP,
+    FAST,
+    KEEP_RESULT,
+    LIMIT_MESSAGE,
+    TURNS,
+    check_one,
+    with_bug,
+)
+
+from agent.exercise import MISTAKES, Limits, check_loop, exercise_script_names, format_check, protection
+
+ROOT = Path(__file__).resolve().parent.parent
+MESSAGES_LINE = '    messages = [{"role": "user", "content": task}]\n'
+HEADER = "def run_agent(task, model, max_turns):\n"
+CREATE = "        reply = model.create(messages)\n"
+PROCESS = Limits(seconds=10.0, isolation="process")
+
+
+def bwrap_or_skip():
+    found = protection()
+    if found.kind != "bubblewrap":
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs bubblewrap: {found.words}")
+        pytest.skip(found.words)
+
+
+# ---- correct loops that used to fail -------------------------------------------------------------------------
+
+PRINT_BOUND_AT_LOAD = with_bug(
+    ("import json\n", "import json\nimport sys\nfrom functools import partial\n\n"
+                      "say = partial(print, file=sys.stdout)\n"),
+    ("                print(f\"turn", "                say(f\"turn"))
+TUPLE_MESSAGES = with_bug(
+    (MESSAGES_LINE, '    messages = ({"role": "user", "content": task},)\n'),
+    (APPEND_REPLY, '        messages += ({"role": "assistant", "content": reply["content"]},)\n'),
+    (APPEND_RESULTS, '        messages += ({"role": "user", "content": results},)\n'))
+GENERATOR_MESSAGES = with_bug((CREATE, "        reply = model.create(m for m in messages)\n"))
+
+
+@pytest.mark.parametrize("source", [PRINT_BOUND_AT_LOAD, TUPLE_MESSAGES, GENERATOR_MESSAGES],
+                         ids=["print bound at load time", "messages as a tuple", "messages as a generator"])
+def test_correct_loops_written_otherwise_pass_every_script(source):
+    check = check_loop(source, limits=FAST)
+    assert check.passed, "\n".join(format_check(check))
+
+
+def test_scripts_come_in_the_lessons_order_starting_with_the_reference_run():
+    names = exercise_script_names()
+    assert names[0] == "add_then_answer" and names[-2:] == ["runaway", "short_leash"]
+
+
+def test_the_short_leash_is_a_limit_other_than_the_usual_one():
+    from agent.scripts import load_script
+
+    assert load_script("short_leash").max_turns == 3 < len(load_script("short_leash").replies)
+
+
+# ---- buggy loops that used to pass, and mistakes that were named wrongly -------------------------------------
+
+MODULE_MESSAGES = with_bug((HEADER + MESSAGES_LINE, 'messages = []\n\n\n' + HEADER +
+                            '    messages.append({"role": "user", "content": task})\n'))
+OWN_LIMIT = with_bug((TURNS, "    for turn in range(1, 41):\n"),
+                     (LIMIT_MESSAGE, '    return "stopped: no answer after 40 turns"\n'))
+BRANCH_ON_CALLS = with_bug(
+    ('        if reply["stop_reason"] == "end_turn":\n', '        calls = [b for b in reply["content"] '
+     'if b["type"] == "tool_use"]\n        if not calls:\n'),
+    ('        if reply["stop_reason"] != "tool_use":\n            return f"stopped: {reply[\'stop_reason\']}"\n', ""))
+
+NAMED_CASES = {
+    "kept_state": (MODULE_MESSAGES, ["add_then_answer", "two_file_search"], "bad_request", 0),
+    "own_turn_limit": (OWN_LIMIT, ["runaway", "short_leash"], "too_many_requests", None),
+    "results_as_assistant": (with_bug((APPEND_RESULTS, APPEND_RESULTS.replace('"user"', '"assistant"'))),
+                             ["add_then_answer"], "bad_request", 2),
+    "reply_appended_twice": (with_bug((APPEND_REPLY, APPEND_REPLY * 2)), ["add_then_answer"], "bad_request", 2),
+    "dropped_task": (with_bug((CREATE, "        reply = model.create(messages[-3:])\n")), ["two_file_search"],
+                     "bad_request", 0),
+    "reply_as_text": (with_bug((APPEND_REPLY, '        messages.append({"role": "assistant", "content": '
+                                              'str(reply["content"])})\n')), ["add_then_answer"], "bad_request", 1),
+    "extra_print": (with_bug((CREATE, CREATE + '        print("debug:", reply["stop_reason"])\n')),
+                    ["add_then_answer"], "output", None),
+    "openai_tool_role": (with_bug(
+        (KEEP_RESULT, '                messages.append({"role": "tool", "tool_call_id": block["id"], '
+                      '"content": result["content"]})\n'), (APPEND_RESULTS, "")),
+        ["add_then_answer"], "bad_request", 2),
+    "openai_system_message": (with_bug((MESSAGES_LINE, '    messages = [{"role": "system", "content": "Be brief."}, '
+                                                       '{"role": "user", "content": task}]\n')),
+                              ["add_then_answer"], "bad_request", 0),
+    "openai_tool_calls": (with_bug((APPEND_REPLY, '        messages.append({"role": "assistant", "content": None, '
+                                                  '"tool_calls": reply["content"][1:]})\n')),
+                          ["add_then_answer"], "bad_request", 1),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(NAMED_CASES))
+def test_each_mistake_is_named_with_the_marker_on_the_wrong_message(mistake):
+    source, scripts, verdict, index = NAMED_CASES[mistake]
+    *before, result = check_one(source, *scripts)
+    assert all(r.passed for r in before)
+    assert (result.verdict, result.mistake) == (verdict, mistake), result.summary
+    assert result.mistake_text == MISTAKES[mistake]
+    if index is not None:
+        assert result.bad_request.offending_index == index
+
+
+def test_an_openai_format_mistake_says_what_that_format_does_and_what_this_one_wants():
+    text = MISTAKES["openai_tool_role"]
+    assert "OpenAI" in text and 'role "tool"' in text and "ONE user message" in text and "tool_result" in text
+    assert "not a message" in MISTAKES["openai_system_message"] and "system parameter" in MISTAKES[
+        "openai_system_message"]
+
+
+def test_a_loop_that_branches_on_tool_calls_is_told_where_it_decided_to_go_on_in_plain_words():
+    [result] = check_one(BRANCH_ON_CALLS, "cut_off_reply")
+    assert result.verdict == "too_many_requests" and result.mistake == "ran_stopped_call"
+    assert result.summary.startswith("your loop asked for another reply after the model had finished")
+    assert BRANCH_ON_CALLS.splitlines()[result.line - 1].strip() == "if not calls:"
+    assert result.line_note == "here your loop decided to ask again"
+    shown = json.dumps(result.__dict__, default=lambda o: o.__dict__) + "\n".join(format_check_lines(result))
+    assert "ScriptExhausted" not in shown and "ModelFinished" not in shown
+
+
+def format_check_lines(result):
+    from agent.exercise import LoopCheck
+
+    return format_check(LoopCheck([result]), BRANCH_ON_CALLS)
+
+
+def test_state_kept_in_a_counter_is_caught_on_a_later_script():
+    source = with_bug((HEADER, "count = [0]\n\n\n" + HEADER),
+                      (TURNS, TURNS + "        count[0] += 1\n        turn = count[0]\n"))
+    first, second = check_one(source, "add_then_answer", "two_file_search")
+    assert first.passed and (second.verdict, second.mistake) == ("output", "kept_state")
+
+
+# ---- cheats: nothing the learner's process holds can change a verdict ---------------------------------------
+
+CHEATS = {
+    "read the expected output": with_bug((MESSAGES_LINE, MESSAGES_LINE + "    print(model._fake.script)\n")),
+    "call the reference loop": "from agent.loop import run_agent as run_agent_reference\n\n\n"
+                               "def run_agent(task, model, max_turns):\n"
+                               "    return run_agent_reference(task, model, max_turns=max_turns)\n",
+    "forge the report": with_bug((MESSAGES_LINE, MESSAGES_LINE +
+                                  "    import os, json\n    for fd in range(3, 40):\n        try:\n"
+                                  "            os.write(fd, json.dumps({'verdict': 'pass', 'kind': 'returned', "
+                                  "'type': 'str', 'text': '2 + 3 is 5.'}).encode() + b'\\n')\n"
+                                  "        except OSError:\n            pass\n    return '2 + 3 is 5.'\n")),
+    "switch the checks off": with_bug((MESSAGES_LINE, MESSAGES_LINE + "    import agent.requests\n")),
+}
+
+
+@pytest.mark.parametrize("cheat", sorted(CHEATS))
+def test_every_cheat_fails(cheat):
+    bwrap_or_skip()
+    check = check_loop(CHEATS[cheat], ["add_then_answer"], FAST)
+    assert not check.passed and check.protection == "bubblewrap"
+
+
+def test_a_file_that_rewrites_the_checker_changes_nothing_for_the_next_check():
+    bwrap_or_skip()
+    target = ROOT / "agent" / "exercise" / "checker.py"
+    before = target.read_bytes()
+    source = ("import sys\nfor path in [" + repr(str(target)) + "]:\n    try:\n        with open(path, 'a') as f:\n"
+              "            f.write('\\nfrom agent.exercise import checker as c\\nc.LoopCheck.passed = True\\n')\n"
+              "    except OSError as e:\n        print(e, file=sys.stderr)\n\n" + CORRECT_LOOP)
+    check_loop(source, ["add_then_answer"], FAST)
+    assert target.read_bytes() == before
+    assert not check_loop(with_bug((APPEND_REPLY, "")), ["add_then_answer"], FAST).passed
+
+
+# ---- hostile code: nothing escapes ---------------------------------------------------------------------------
+
+SURVIVOR_MARK = "987.654"
+SURVIVOR = ("import os, signal, time\n"
+            "if os.fork() == 0:\n    os.setsid()\n    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "    if os.fork() == 0:\n"
+            f"        os.execv('/usr/bin/sleep', ['sleep', '{SURVIVOR_MARK}'])\n    os._exit(0)\n"
+            "time.sleep(0.2)\n\n" + CORRECT_LOOP)
+
+
+def _survivors():
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if SURVIVOR_MARK.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.parametrize("limits", [FAST, PROCESS], ids=["bubblewrap", "process limits"])
+def test_a_setsid_grandchild_that_ignores_sigterm_does_not_outlive_the_check(limits):
+    if limits is FAST:
+        bwrap_or_skip()
+    check = check_loop(SURVIVOR, ["add_then_answer"], limits)
+    assert check.passed, "\n".join(format_check(check))
+    assert _survivors() == []
+
+
+PROBE = '''
+import os, socket, sys
+def probe(what, action):
+    try:
+        if action():
+            found.append(what)
+    except Exception:
+        pass
+def homes():
+    # only the directories on the way to Python's own files may show
+    return [f"{home}/{name}" for home in ("/root", "/home") if os.path.isdir(home) for name in os.listdir(home)
+            if not sys.prefix.startswith(f"{home}/{name}")]
+found = []
+probe("passwd", lambda: open("/etc/passwd").read())
+probe("home", homes)
+probe("project", lambda: os.listdir(PROJECT))
+probe("environ", lambda: [p for p in os.listdir("/proc")
+                          if p.isdigit() and b"sk-ant" in open(f"/proc/{p}/environ", "rb").read()])
+probe("processes", lambda: len([p for p in os.listdir("/proc") if p.isdigit()]) > 3)
+probe("write", lambda: open(PROJECT + "/agent/hostile_was_here.py", "w").write("x"))
+probe("host tmp", lambda: open(MARKER).read())
+probe("connect", lambda: socket.create_connection(("127.0.0.1", PORT), timeout=1))
+probe("key", lambda: os.environ["ANTHROPIC_API_KEY"])
+try:
+    open("/tmp/hostile_was_here", "w").write("x")  # its own empty /tmp is the learner's to use
+except OSError:
+    pass
+print("escaped:", ",".join(found) or "nothing")
+'''
+
+
+def test_hostile_code_sees_no_host_file_no_environment_no_network(tmp_path, monkeypatch):
+    bwrap_or_skip()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-canary-for-the-judge")
+    marker = tmp_path / "host_tmp_marker"
+    marker.write_text("here")
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    source = with_bug((MESSAGES_LINE, MESSAGES_LINE + "    probe_all()\n")) + (
+        f"\n\nPROJECT, PORT, MARKER = {str(ROOT)!r}, {port}, {str(marker)!r}\n\n\ndef probe_all():\n"
+        + "\n".join("    " + line for line in PROBE.strip().splitlines()) + "\n")
+    [result] = check_loop(source, ["add_then_answer"], FAST).scripts
+    assert result.actual[0] == "escaped: nothing", result.actual
+    with pytest.raises(BlockingIOError):
+        listener.accept()
+    listener.close()
+    assert not (ROOT / "agent" / "hostile_was_here.py").exists()
+    assert not Path("/tmp/hostile_was_here").exists()
+    assert "sk-ant-canary" not in json.dumps(result.__dict__, default=str)
