@@ -175,7 +175,15 @@ def test_start_over_puts_the_starter_back(at):
     assert not at.expander and not at.success
 
 
-def test_the_runner_is_off_on_any_other_address_with_a_notice(listening_on):
+@pytest.fixture
+def no_bubblewrap(monkeypatch):
+    """The page as it is on a machine where bubblewrap cannot run."""
+    from agent.exercise import Protection, checker
+
+    monkeypatch.setattr(checker, "protection", lambda: Protection("process limits", "limits only"))
+
+
+def test_the_runner_is_off_on_any_other_address_with_a_notice(listening_on, no_bubblewrap):
     at = open_view(listening_on, "0.0.0.0")
     assert at.warning[0].value == code_runner_notice("0.0.0.0")
     assert f"{ALLOW_CODE_ENV}=1" in at.warning[0].value
@@ -185,7 +193,7 @@ def test_the_runner_is_off_on_any_other_address_with_a_notice(listening_on):
     assert [b.proto.label for b in at.get("download_button")] == ["Download my_loop.py"]
 
 
-def test_a_check_that_arrives_while_the_runner_is_off_runs_nothing(listening_on):
+def test_a_check_that_arrives_while_the_runner_is_off_runs_nothing(listening_on, no_bubblewrap):
     at = open_view(listening_on)
     run(at.text_area(key="loop_code").input(CORRECT_LOOP))
     listening_on("192.168.1.20")  # the button was drawn enabled; the page decides again when the click arrives
@@ -194,7 +202,7 @@ def test_a_check_that_arrives_while_the_runner_is_off_runs_nothing(listening_on)
     assert at.warning[0].value == code_runner_notice("192.168.1.20")
 
 
-def test_the_operator_can_turn_the_runner_on_for_any_address(listening_on, monkeypatch):
+def test_the_operator_can_turn_the_runner_on_for_any_address(listening_on, monkeypatch, no_bubblewrap):
     monkeypatch.setenv(ALLOW_CODE_ENV, "1")
     at = open_view(listening_on, "0.0.0.0")
     assert not at.warning and not check_button(at).disabled
@@ -205,3 +213,38 @@ def test_the_operator_can_turn_the_runner_on_for_any_address(listening_on, monke
 def test_the_page_serves_on_loopback_unless_told_otherwise():
     settings = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert settings["server"]["address"] == "127.0.0.1"
+
+
+def test_with_bubblewrap_the_runner_is_on_for_any_address_and_the_page_says_so(listening_on):
+    from agent.exercise import protection
+
+    if protection().kind != "bubblewrap":
+        pytest.skip(protection().words)
+    at = open_view(listening_on, "0.0.0.0")
+    assert not at.warning and not check_button(at).disabled
+    assert "Sandbox: bubblewrap." in texts(at.sidebar.caption)
+    check(at, CORRECT_LOOP)
+    assert "scripts pass: well done" in at.success[0].value
+
+
+def test_the_scripts_are_listed_in_the_lessons_order_starting_with_the_reference_run(at):
+    check(at, CORRECT_LOOP)
+    shown = [e.label.split("`")[1] for e in at.expander]
+    assert shown == exercise_script_names() and shown[0] == "add_then_answer"
+
+
+def test_the_editor_indents_with_tab_in_the_page_itself(at):
+    scripts = [h.proto.body for h in at.get("html") if "tabIndents" in h.proto.body]
+    assert scripts and "Shift" not in at.text_area(key="loop_code").help[:0]
+    assert "Tab indents" in at.text_area(key="loop_code").help
+    assert "https://" not in scripts[0]  # nothing fetched from anywhere
+
+
+def test_a_check_stopped_midway_shows_what_it_had_as_cancelled(at):
+    from agent.exercise import LoopCheck, check_loop
+
+    partial = LoopCheck(check_loop(CORRECT_LOOP, ["add_then_answer", "refusal"]).scripts)
+    at.session_state["loop_check"] = (CORRECT_LOOP, partial, True)
+    run(at)
+    assert at.warning[0].value.startswith("**Check cancelled** after 2 scripts.")
+    assert [e.label.split("`")[1] for e in at.expander] == ["add_then_answer", "refusal"]

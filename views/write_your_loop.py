@@ -1,15 +1,30 @@
 """The `Write your loop` view: the lesson's exercise, checked against every FakeModel script.
 
 A page script of `sandbox_app.py`'s navigation. The learner's code runs through
-`agent.exercise` (a process of its own, with limits) and the verdicts are said
-by `agent.page.exercise_view`.
+`agent.exercise` (a process of its own, walled off) and the verdicts are said
+by `agent.page.exercise_view`. A check draws each script's verdict as soon as
+that script is done; Cancel (or any other click) stops the check at once, since
+the wait for the learner's process calls back into Streamlit a few times a
+second, and every Streamlit call is a point where a run can be stopped. The
+learner's process is ended whichever way the check stops.
 """
 
 from __future__ import annotations
 
+import contextlib
+import time
+
 import streamlit as st
 
-from agent.exercise import LoopCheck, ScriptCheck, code_runner_enabled, code_runner_notice, starter_source
+from agent.exercise import (
+    LoopCheck,
+    ScriptCheck,
+    code_runner_enabled,
+    code_runner_notice,
+    exercise_script_names,
+    protection,
+    starter_source,
+)
 from agent.page import exercise_view
 
 ss = st.session_state
@@ -18,18 +33,22 @@ ss = st.session_state
 def write_loop_view() -> None:
     st.title("Write your loop")
     st.caption("The lesson's exercise: write `run_agent` yourself. **Check** runs it against every FakeModel "
-               "script, which refuses a bad request as the API would, and compares it with the reference loop.")
+               "script, in the lesson's order, which refuses a bad request as the API would, and compares it with "
+               "the reference loop.")
     st.html(exercise_view.EXERCISE_CSS)
-    st.sidebar.caption("The same check in a terminal: `python -m agent check-loop my_loop.py`. Your code runs in a "
-                       "process of its own, with a time and a memory limit, once for each script.")
+    st.html(exercise_view.TAB_KEYS_JS, unsafe_allow_javascript=True)
+    wall = protection()
+    st.sidebar.caption("The same check in a terminal: `python -m agent check-loop my_loop.py`.")
+    st.sidebar.caption(f"{exercise_view.PROTECTION_ICONS.get(wall.kind, '')} **Sandbox: {wall.kind}.** {wall.words}")
     address = st.get_option("server.address")
     runner_on = code_runner_enabled(address)
     if not runner_on:
         st.warning(code_runner_notice(address), icon=":material/lock:")
     if "loop_code" not in ss:
         ss.loop_code = starter_source()
-    st.text_area("my_loop.py", key="loop_code", height=500, help="Indent with spaces: Tab moves to the next "
-                 "control. Your code stays here while the page is open, in this view and the other.")
+    st.text_area("my_loop.py", key="loop_code", height=500, help="Tab indents and Shift+Tab takes an indent away "
+                 "(on every selected line); press Esc, then Tab, to move on. Your code stays here while the page is "
+                 "open, in this view and the other.")
     check_at, download_at, reset_at, _ = st.columns([1.2, 1.5, 1.2, 3], vertical_alignment="center")
     checked = check_at.button("Check my loop", type="primary", icon=":material/play_arrow:", disabled=not runner_on,
                               width="stretch")
@@ -39,29 +58,68 @@ def write_loop_view() -> None:
         st.caption("This replaces your code with the starter. Download it first to keep it.")
         st.button("Replace my code with the starter", on_click=restore_starter)
     if checked and runner_on:
-        with st.spinner("Running your loop against every script…"):
-            ss.loop_check = ss.loop_code, exercise_view.check_source(ss.loop_code)
-    if "loop_check" in ss:
+        run_check(ss.loop_code)
+    elif "loop_check" in ss:
         loop_check_results(*ss.loop_check)
 
 
 def restore_starter() -> None:
-    ss.loop_code = starter_source()
     ss.pop("loop_check", None)
+    ss.loop_code = starter_source()
 
 
-def loop_check_results(source: str, check: LoopCheck) -> None:
-    if source != ss.loop_code:
-        st.info("You have changed the code since this check: check it again to see where it stands now.",
-                icon=":material/edit:")
-    (st.success if check.passed else st.error)(exercise_view.check_headline(check))
+def run_check(source: str) -> None:
+    """Check the code, drawing each script's verdict as it comes, with a Cancel while it runs."""
+    headline, cancel_at, problem_at = st.empty(), st.empty(), st.container()
+    cancel_at.button("Cancel", icon=":material/stop_circle:", key="cancel_check")  # a click stops this run
+    total, started = len(exercise_script_names()), time.monotonic()
+    check = LoopCheck(protection=protection().kind)
+    ss.loop_check = source, check, True  # until it finishes, a check that is stopped shows as cancelled
+
+    def tick() -> None:  # a point where Streamlit can stop this run, and a sign of life
+        headline.info(f"{exercise_view.progress_headline(len(check.scripts), total)} "
+                      f"({time.monotonic() - started:.1f} s)", icon=":material/hourglass_top:")
+
+    tick()
+    with contextlib.closing(exercise_view.stream_check(source, tick)) as verdicts:
+        for item in verdicts:
+            if isinstance(item, str):
+                check.problem = item
+                break
+            check.scripts.append(item)
+            script_row(item, source, first_failure=not item.passed and all(r.passed for r in check.scripts[:-1]))
+            tick()
+    cancel_at.empty()
+    ss.loop_check = source, check, False
+    with headline.container():
+        (st.success if check.passed else st.error)(exercise_view.check_headline(check))
+    with problem_at:
+        problem_code(check, source)
+
+
+def problem_code(check: LoopCheck, source: str) -> None:
     line = exercise_view.problem_line(check.problem or "")
     if line:
         st.html(exercise_view.code_at_line_html(source, line, f"line {line}"))
+
+
+def loop_check_results(source: str, check: LoopCheck, cancelled: bool) -> None:
+    if source != ss.loop_code:
+        st.info("You have changed the code since this check: check it again to see where it stands now.",
+                icon=":material/edit:")
+    if cancelled:
+        st.warning(exercise_view.check_headline(check, cancelled=True), icon=":material/stop_circle:")
+    else:
+        (st.success if check.passed else st.error)(exercise_view.check_headline(check))
+    problem_code(check, source)
     first_failure = next((result for result in check.scripts if not result.passed), None)
     for result in check.scripts:
-        with st.expander(exercise_view.script_label(result), expanded=result is first_failure):
-            script_result(result, source)
+        script_row(result, source, first_failure=result is first_failure)
+
+
+def script_row(result: ScriptCheck, source: str, first_failure: bool) -> None:
+    with st.expander(exercise_view.script_label(result), expanded=first_failure):
+        script_result(result, source)
 
 
 def script_result(result: ScriptCheck, source: str) -> None:
@@ -77,10 +135,8 @@ def script_result(result: ScriptCheck, source: str) -> None:
         st.html(exercise_view.request_pair_html(result.bad_request))
     elif result.actual:
         st.html(exercise_view.output_html(result))
-    if result.error and result.error.line and not result.bad_request:
-        st.html(exercise_view.code_at_line_html(source, result.error.line, f"{result.error.type} raised here"))
-
-
+    if result.line:
+        st.html(exercise_view.code_at_line_html(source, result.line, result.line_note))
 
 
 write_loop_view()

@@ -137,12 +137,12 @@ def _scripts(scripts: Sequence[str | Script] | None) -> list[Script]:
 
 
 def iter_check(source: str, scripts: Sequence[str | Script] | None = None, limits: Limits | None = None,
-               filename: str = "my_loop.py", cancelled: Callable[[], bool] = lambda: False
-               ) -> Iterator[ScriptCheck | str]:
+               filename: str = "my_loop.py", tick: Callable[[], None] | None = None) -> Iterator[ScriptCheck | str]:
     """Each script's verdict as soon as it is known, in order; or one string, why the file cannot be checked.
-    Stops early when `cancelled()` turns true. Raises ExerciseError or ScriptError for unusable scripts."""
+    `tick` is called a few times a second while a script runs; an exception from it, or closing the iterator,
+    stops the check and ends the learner's process. Raises ExerciseError or ScriptError for unusable scripts."""
     chosen, limits = _scripts(scripts), limits or Limits()
-    for script, seen in zip(chosen, observe(source, filename, chosen, limits, cancelled), strict=False):
+    for script, seen in zip(chosen, observe(source, filename, chosen, limits, tick), strict=False):
         if isinstance(seen, str):
             yield seen
             return

@@ -150,14 +150,15 @@ class _Script:
         return _line({"kind": "tool_result", "result": result})
 
 
-def _run_one(child: ChildProcess, script: Script, seen: Observation, limits: Limits) -> bool:
+def _run_one(child: ChildProcess, script: Script, seen: Observation, limits: Limits,
+             tick: Callable[[], None] | None) -> bool:
     """Run one script in the child; True when the child can go on to the next one."""
     playing = _Script(child, script, seen)
     child.take_printed()  # what it printed before this script (loading, the script before) is not this one's
     child.send(_line({"kind": "run", "task": script.task, "max_turns": script.max_turns}))
     deadline = time.monotonic() + limits.seconds
     while True:
-        line = child.next_line(deadline)
+        line = child.next_line(deadline, tick)
         if line is None:
             seen.printed = child.take_printed()
             seen.ended, seen.message = "time_limit", f"did not finish within {limits.seconds:g} s (time limit)"
@@ -219,10 +220,11 @@ def _load(child: ChildProcess, source: str, filename: str, limits: Limits, scrip
 
 
 def observe(source: str, filename: str, scripts: list[Script], limits: Limits,
-            cancelled: Callable[[], bool] = lambda: False) -> Iterator[Observation | str]:
+            tick: Callable[[], None] | None = None) -> Iterator[Observation | str]:
     """Run the learner's file on each script in turn, yielding each script's Observation as it finishes; or
     yield one string (why the file cannot be checked) and stop. A script that ends its process is reported
-    as such and the rest go on in a new one."""
+    as such and the rest go on in a new one. `tick` is called while a script runs (see `next_line`); closing
+    the iterator, or an exception from `tick`, ends the learner's process and all it started."""
     stop_at = time.monotonic() + limits.total_seconds
     done = 0
     while done < len(scripts):
@@ -239,10 +241,8 @@ def observe(source: str, filename: str, scripts: list[Script], limits: Limits,
                 return
             earlier = 0
             while done < len(scripts):
-                if cancelled():
-                    return
                 seen = Observation(scripts[done].name, earlier_scripts=earlier)
-                alive = _run_one(child, scripts[done], seen, limits)
+                alive = _run_one(child, scripts[done], seen, limits, tick)
                 done, earlier = done + 1, earlier + 1
                 yield seen
                 if not alive:

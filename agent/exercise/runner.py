@@ -33,6 +33,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -187,16 +188,21 @@ class ChildProcess:
         if not chunk:
             self._selector.unregister(fd)
 
-    def next_line(self, deadline: float) -> bytes | None:
-        """The next protocol line; b"" once the child is gone (or sent too much); None when the deadline passed."""
+    def next_line(self, deadline: float, tick: Callable[[], None] | None = None) -> bytes | None:
+        """The next protocol line; b"" once the child is gone (or sent too much); None when the deadline passed.
+        `tick` is called about four times a second while waiting (a page shows progress, or stops the wait by
+        raising); the child is not ended here, its owner does that."""
         while b"\n" not in self._buffer:
             if self.closed or len(self._buffer) > MESSAGE_BYTES:
                 return b""
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            for key, _ in self._selector.select(min(left, 1.0)):
+            ready = self._selector.select(min(left, 0.25 if tick else 1.0))
+            for key, _ in ready:
                 self._read(key.data, key.fd)
+            if tick and not ready:
+                tick()
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line if len(line) <= MESSAGE_BYTES else b""
 

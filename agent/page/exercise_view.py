@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from agent.exercise import BadRequest, LoopCheck, ScriptCheck, check_loop
+from agent.exercise import BadRequest, LoopCheck, ScriptCheck, check_loop, iter_check
 from agent.page.html_cards import escape as _e
 from agent.page.html_cards import message_html, source_html
 from agent.page.view import LoopSource, md_escape
@@ -53,11 +54,58 @@ EXERCISE_CSS = """
 </style>
 """
 
+# Tab in the code box indents (Shift+Tab takes an indent away, on every selected line); Escape then Tab
+# moves on to the next control, so the keyboard never gets stuck in the box. Plain JavaScript in the page
+# itself (st.html with unsafe_allow_javascript): no component to install, nothing fetched from a CDN.
+TAB_KEYS_JS = """
+<script>
+(() => {
+  const INDENT = "    ";
+  const attach = () => {
+    const area = document.querySelector(".st-key-loop_code textarea");
+    if (!area || area.dataset.tabIndents) return;
+    area.dataset.tabIndents = "1";
+    let leaving = false;
+    area.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") { leaving = true; return; }
+      if (event.key !== "Tab" || leaving || event.ctrlKey || event.altKey || event.metaKey) {
+        leaving = false; return;
+      }
+      event.preventDefault();
+      const text = area.value, start = area.selectionStart, end = area.selectionEnd;
+      const lineStart = text.lastIndexOf("\\n", start - 1) + 1;
+      let value, from, to;
+      if (start === end && !event.shiftKey) {
+        value = text.slice(0, start) + INDENT + text.slice(end);
+        from = to = start + INDENT.length;
+      } else {
+        const stop = end > start && text[end - 1] === "\\n" ? end - 1 : end;
+        const lines = text.slice(lineStart, stop).split("\\n");
+        const changed = lines.map((line) => event.shiftKey ? line.replace(/^ {1,4}/, "") : INDENT + line);
+        const block = changed.join("\\n");
+        value = text.slice(0, lineStart) + block + text.slice(stop);
+        const shift = changed[0].length - lines[0].length;
+        from = start === end ? Math.max(lineStart, start + shift) : lineStart;
+        to = start === end ? from : lineStart + block.length;
+      }
+      const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
+      setter.call(area, value);
+      area.dispatchEvent(new Event("input", {bubbles: true}));
+      area.setSelectionRange(from, to);
+    });
+  };
+  attach();
+  new MutationObserver(attach).observe(document.body, {childList: true, subtree: true});
+})();
+</script>
+"""
+
 # How each verdict reads in a script's row.
 VERDICT_WORDS = {"pass": "pass", "output": "output differs", "bad_request": "bad request",
                  "too_many_requests": "asked once too often", "exception": "raised an exception",
                  "time_limit": "time limit", "memory_limit": "memory limit", "crash": "crashed",
                  "not_run": "not run"}
+PROTECTION_ICONS = {"bubblewrap": ":material/shield:", "process limits": ":material/gpp_maybe:"}
 CONTEXT = 3  # rows shown either side of where two outputs or two arrays part ways; farther ones fold away
 
 
@@ -67,6 +115,15 @@ def check_source(source: str) -> LoopCheck:
         return check_loop(source)
     except (ValueError, ScriptError) as exc:  # ExerciseError is a ValueError; neither is the learner's fault
         return LoopCheck(problem=f"the built-in scripts could not be used: {exc}")
+
+
+def stream_check(source: str, tick: Callable[[], None] | None = None) -> Iterator[ScriptCheck | str]:
+    """`iter_check` on every exercise script, each verdict as it comes; a problem (the file's, or a built-in
+    script that cannot be used) comes as one string. Closing the iterator ends the learner's process."""
+    try:
+        yield from iter_check(source, tick=tick)
+    except (ValueError, ScriptError) as exc:
+        yield f"the built-in scripts could not be used: {exc}"
 
 
 def script_label(check: ScriptCheck) -> str:
@@ -80,8 +137,16 @@ def script_label(check: ScriptCheck) -> str:
     return f"{mark} {md_escape(check.title)} · `{check.script}` · {shown}{mistake}"
 
 
-def check_headline(check: LoopCheck) -> str:
+def progress_headline(done: int, total: int) -> str:
+    """While a check runs: how far it has got; markdown."""
+    return f"**Checking your loop:** {done} of {total} scripts done…"
+
+
+def check_headline(check: LoopCheck, cancelled: bool = False) -> str:
     """The whole check in a sentence; markdown."""
+    if cancelled:
+        return (f"**Check cancelled** after {len(check.scripts)} script{'' if len(check.scripts) == 1 else 's'}. "
+                "Check again to run them all.")
     if check.problem:
         return f"**Not checked:** {md_escape(check.problem)}"
     if check.passed:
