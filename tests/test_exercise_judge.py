@@ -51,12 +51,18 @@ TUPLE_MESSAGES = with_bug(
     (APPEND_REPLY, '        messages += ({"role": "assistant", "content": reply["content"]},)\n'),
     (APPEND_RESULTS, '        messages += ({"role": "user", "content": results},)\n'))
 GENERATOR_MESSAGES = with_bug((CREATE, "        reply = model.create(m for m in messages)\n"))
+STANDARD_LIBRARY = with_bug(("import json\n", "import collections, copy, dataclasses, datetime, enum, itertools, json, "
+                                              "logging, math, pprint, random, re, sys, textwrap, typing\n"),
+                            (CREATE, "        reply = model.create(copy.deepcopy(messages))\n"
+                                     '        print(pprint.pformat(reply["stop_reason"]), file=sys.stderr)\n'))
 
 
-@pytest.mark.parametrize("source", [PRINT_BOUND_AT_LOAD, TUPLE_MESSAGES, GENERATOR_MESSAGES],
-                         ids=["print bound at load time", "messages as a tuple", "messages as a generator"])
-def test_correct_loops_written_otherwise_pass_every_script(source):
-    check = check_loop(source, limits=FAST)
+@pytest.mark.parametrize("isolation", ["auto", "process"])
+@pytest.mark.parametrize("source", [PRINT_BOUND_AT_LOAD, TUPLE_MESSAGES, GENERATOR_MESSAGES, STANDARD_LIBRARY],
+                         ids=["print bound at load time", "messages as a tuple", "messages as a generator",
+                              "the standard library, and debugging on stderr"])
+def test_correct_loops_written_otherwise_pass_every_script(source, isolation):
+    check = check_loop(source, limits=Limits(seconds=10.0, isolation=isolation))
     assert check.passed, "\n".join(format_check(check))
 
 
@@ -161,14 +167,21 @@ CHEATS = {
                                   "'type': 'str', 'text': '2 + 3 is 5.'}).encode() + b'\\n')\n"
                                   "        except OSError:\n            pass\n    return '2 + 3 is 5.'\n")),
     "switch the checks off": with_bug((MESSAGES_LINE, MESSAGES_LINE + "    import agent.requests\n")),
+    "import the project by its path": f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+                                      "from agent.loop import run_agent as run_agent_reference\n\n\n"
+                                      "def run_agent(task, model, max_turns):\n"
+                                      "    return run_agent_reference(task, model, max_turns=max_turns)\n",
 }
 
 
+@pytest.mark.parametrize("isolation", ["bubblewrap", "process"])
 @pytest.mark.parametrize("cheat", sorted(CHEATS))
-def test_every_cheat_fails(cheat):
-    bwrap_or_skip()
-    check = check_loop(CHEATS[cheat], ["add_then_answer"], FAST)
-    assert not check.passed and check.protection == "bubblewrap"
+def test_every_cheat_fails(cheat, isolation):
+    if isolation == "bubblewrap":
+        bwrap_or_skip()
+    check = check_loop(CHEATS[cheat], ["add_then_answer"], Limits(seconds=10.0, isolation=isolation))
+    assert not check.passed
+    assert check.protection == ("bubblewrap" if isolation == "bubblewrap" else "process limits")
 
 
 def test_a_file_that_rewrites_the_checker_changes_nothing_for_the_next_check():
@@ -185,32 +198,38 @@ def test_a_file_that_rewrites_the_checker_changes_nothing_for_the_next_check():
 
 # ---- hostile code: nothing escapes ---------------------------------------------------------------------------
 
-SURVIVOR_MARK = "987.654"
 SURVIVOR = ("import os, signal, time\n"
             "if os.fork() == 0:\n    os.setsid()\n    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-            "    if os.fork() == 0:\n"
-            f"        os.execv('/usr/bin/sleep', ['sleep', '{SURVIVOR_MARK}'])\n    os._exit(0)\n"
+            "    if os.fork() == 0:\n        time.sleep(600)\n    os._exit(0)\n"
             "time.sleep(0.2)\n\n" + CORRECT_LOOP)
 
 
-def _survivors():
+def learner_processes():
+    """Processes running the learner's side (child.py), outside a check there should be none."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if SURVIVOR_MARK.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+            if b"child.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 found.append(pid)
         except OSError:
             pass
     return found
 
 
-@pytest.mark.parametrize("limits", [FAST, PROCESS], ids=["bubblewrap", "process limits"])
-def test_a_setsid_grandchild_that_ignores_sigterm_does_not_outlive_the_check(limits):
-    if limits is FAST:
+@pytest.mark.parametrize("isolation", ["bubblewrap", "process"])
+def test_a_setsid_grandchild_that_ignores_sigterm_does_not_outlive_the_check(isolation):
+    if isolation == "bubblewrap":
         bwrap_or_skip()
+    # The audit hook would refuse the fork: switch it off to test the wall around it.
+    limits = Limits(seconds=10.0, isolation=isolation, audit_guard=False)
     check = check_loop(SURVIVOR, ["add_then_answer"], limits)
     assert check.passed, "\n".join(format_check(check))
-    assert _survivors() == []
+    assert learner_processes() == []
+
+
+def test_the_audit_hook_refuses_a_fork():
+    assert check_loop(SURVIVOR, ["add_then_answer"], PROCESS).problem.startswith(
+        "running the file raised PermissionError: the exercise's sandbox does not allow this (os.fork)")
 
 
 PROBE = '''
@@ -244,8 +263,10 @@ print("escaped:", ",".join(found) or "nothing")
 '''
 
 
-def test_hostile_code_sees_no_host_file_no_environment_no_network(tmp_path, monkeypatch):
-    bwrap_or_skip()
+@pytest.mark.parametrize("isolation", ["bubblewrap", "process"])
+def test_hostile_code_sees_no_host_file_no_environment_no_network(isolation, tmp_path, monkeypatch):
+    if isolation == "bubblewrap":
+        bwrap_or_skip()
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-canary-for-the-judge")
     marker = tmp_path / "host_tmp_marker"
     marker.write_text("here")
@@ -255,7 +276,7 @@ def test_hostile_code_sees_no_host_file_no_environment_no_network(tmp_path, monk
     source = with_bug((MESSAGES_LINE, MESSAGES_LINE + "    probe_all()\n")) + (
         f"\n\nPROJECT, PORT, MARKER = {str(ROOT)!r}, {port}, {str(marker)!r}\n\n\ndef probe_all():\n"
         + "\n".join("    " + line for line in PROBE.strip().splitlines()) + "\n")
-    [result] = check_loop(source, ["add_then_answer"], FAST).scripts
+    [result] = check_loop(source, ["add_then_answer"], Limits(seconds=10.0, isolation=isolation)).scripts
     assert result.actual[0] == "escaped: nothing", result.actual
     with pytest.raises(BlockingIOError):
         listener.accept()

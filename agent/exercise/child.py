@@ -159,6 +159,51 @@ def _set_limits(memory_mb, cpu_seconds):
     cap(resource.RLIMIT_AS, memory_mb << 20)
 
 
+# What the learner's code may not do, by audit event (PEP 578). Inside bubblewrap this is a second wall;
+# under process limits it is the only one against casual harm, and not a sandbox: audit hooks can be
+# got round by code that tries hard enough (the README says so).
+_REFUSED = frozenset({
+    "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo", "socket.__new__",
+    "os.fork", "os.forkpty", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+    "os.startfile", "pty.spawn",
+    "os.kill", "os.killpg", "signal.pthread_kill", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata",
+    "ctypes.call_function", "ctypes.addressof", "ctypes.string_at", "ctypes.wstring_at", "gc.get_referrers",
+    "gc.get_referents", "gc.get_objects", "sys.setprofile", "sys.settrace", "sys._current_frames",
+    "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.symlink", "os.link",
+    "os.truncate", "os.utime", "os.chdir", "os.chroot", "os.putenv", "os.unsetenv", "shutil.rmtree",
+    "shutil.copyfile", "shutil.move", "mmap.__new__", "urllib.Request", "http.client.connect", "ftplib.connect",
+    "smtplib.connect", "webbrowser.open", "resource.setrlimit", "resource.prlimit", "sys.addaudithook",
+})
+_REFUSED_MODULES = frozenset({"ctypes", "_ctypes", "_posixsubprocess", "_xxsubinterpreters", "_testcapi",
+                              "_testinternalcapi"})
+
+
+def _guard(roots):
+    """Refuse, from here on, what a loop never needs: other files, sockets, processes, signals, introspection
+    of the child's own machinery. Reading is allowed only under Python's own folders (`roots`)."""
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+    readable = tuple(root.rstrip("/") + "/" for root in roots)
+
+    def refuse(event):
+        raise PermissionError(f"the exercise's sandbox does not allow this ({event})")
+
+    def hook(event, args):
+        if event in _REFUSED:
+            refuse(event)
+        elif event == "import" and args[0].partition(".")[0] in _REFUSED_MODULES:
+            refuse(f"import {args[0]}")
+        elif event == "object.__setattr__" and args[1] in ("__code__", "__globals__"):
+            refuse(event)
+        elif event in ("open", "os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes)):
+            path = os.fsdecode(args[0])
+            writing = event == "open" and (any(c in str(args[1] or "") for c in "wax+")
+                                           or bool((args[2] or 0) & write_flags))
+            if writing or not os.path.realpath(path).startswith(readable):
+                refuse(f"{event} {path}")
+
+    sys.addaudithook(hook)
+
+
 def _load(channel, order, trail):
     """Compile and run the learner's file; return (namespace, filename, lines) or None after saying why not."""
     filename, source = order["filename"], order["source"]
@@ -173,6 +218,8 @@ def _load(channel, order, trail):
     namespace = {"__name__": "learner_loop", "__file__": filename, "__builtins__": builtins,
                  "run_tool": _tool_runner(channel)}
     sys.settrace(trail.tracer)
+    if order.get("guard", True):
+        _guard({os.path.realpath(path) for path in (sys.prefix, sys.exec_prefix, sys.base_prefix)})
     try:
         exec(code, namespace)
     except BaseException as exc:  # noqa: B036  the learner's SystemExit is a problem to report, not our exit

@@ -196,7 +196,7 @@ def _load(child: ChildProcess, source: str, filename: str, limits: Limits, scrip
     """Send the file; None once it is loaded, else why it cannot be checked."""
     cpu_seconds = math.ceil(limits.seconds * (scripts + 1)) + 1
     child.send(_line({"kind": "load", "source": source, "filename": filename, "memory_mb": limits.memory_mb,
-                      "cpu_seconds": cpu_seconds}))
+                      "cpu_seconds": cpu_seconds, "guard": limits.audit_guard}))
     line = child.next_line(time.monotonic() + START_SECONDS)
     if line and line.strip() == b'{"kind": "loading"}':
         line = child.next_line(time.monotonic() + limits.seconds)

@@ -16,8 +16,13 @@ Two levels of protection, said by `protection()`:
 - **process limits** (no bubblewrap, or one that cannot run here): memory, CPU
   and file-size limits, its own session and process group, and a reaper
   (`child.py --reaper`, a child subreaper) that kills every descendant when the
-  child ends, `setsid` escapees included. The learner's code can still read
-  what the user running the page can read, and open sockets.
+  child ends, `setsid` escapees included.
+
+In both, the child refuses through an audit hook (PEP 578) what a loop never
+needs: files outside Python's own, sockets, new processes, signals. Under
+process limits that hook is the only wall against reading files or opening
+sockets, and audit hooks are not a sandbox: code that tries hard enough can get
+round one.
 """
 
 from __future__ import annotations
@@ -58,6 +63,9 @@ class Limits:
     script would otherwise keep the person waiting `seconds` times the number of scripts)."""
     isolation: str = "auto"
     """`auto` (bubblewrap when it runs here), `bubblewrap` (required), or `process` (limits and a reaper)."""
+    audit_guard: bool = True
+    """Whether the learner's code also runs under the child's audit hook, which refuses files outside Python's
+    own, sockets, new processes and signals (off only to test the walls around it on their own)."""
 
 
 @dataclass(frozen=True)
