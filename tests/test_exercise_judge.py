@@ -131,6 +131,21 @@ def test_an_openai_format_mistake_says_what_that_format_does_and_what_this_one_w
         "openai_system_message"]
 
 
+def test_an_earlier_message_changed_in_place_is_caught_since_every_request_is_checked_whole():
+    source = with_bug((APPEND_RESULTS, APPEND_RESULTS + '        if len(messages) > 3:\n'
+                       '            messages[1]["content"] = [{"type": "text", "text": "(trimmed)"}]\n'))
+    [result] = check_one(source, "two_file_search")
+    assert result.verdict == "bad_request" and result.bad_request.request == 3
+    assert "unexpected `tool_use_id`" in result.bad_request.reason
+
+
+def test_a_flood_into_the_protocol_is_a_crash_not_a_hang():
+    source = with_bug((MESSAGES_LINE, MESSAGES_LINE + "    import os, sys\n"
+                                                      "    os.write(int(sys.argv[1]), b'x' * (9 << 20))\n"))
+    [result] = check_one(source, "add_then_answer")
+    assert (result.verdict, result.summary) == ("crash", "the sandbox sent the judge more than 8 MB at once")
+
+
 def test_a_loop_that_branches_on_tool_calls_is_told_where_it_decided_to_go_on_in_plain_words():
     [result] = check_one(BRANCH_ON_CALLS, "cut_off_reply")
     assert result.verdict == "too_many_requests" and result.mistake == "ran_stopped_call"

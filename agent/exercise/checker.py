@@ -171,7 +171,8 @@ _INDENT = "      "
 def format_check(check: LoopCheck, source: str | None = None) -> list[str]:
     """The check as lines for the terminal: the protection, one line per script, details under each failure
     (with the learner's line when `source` is given), a summary last."""
-    lines = [f"sandbox: {check.protection}"] if check.protection else []
+    said = f" ({protection().words})" if check.protection == protection().kind else ""
+    lines = [f"sandbox: {check.protection}{said}"] if check.protection else []
     if check.problem:
         return [*lines, f"not checked: {check.problem}"]
     for result in check.scripts:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.exercise.runner import ChildProcess, Limits, why_ended
+from agent.exercise.runner import MESSAGE_BYTES, ChildProcess, Limits, why_ended
 from agent.fake import FakeModel, ScriptExhausted
 from agent.requests import RequestRejected
 from agent.scripts import Script
@@ -162,6 +162,11 @@ def _run_one(child: ChildProcess, script: Script, seen: Observation, limits: Lim
         if line is None:
             seen.printed = child.take_printed()
             seen.ended, seen.message = "time_limit", f"did not finish within {limits.seconds:g} s (time limit)"
+            child.end()
+            return False
+        if not line and child.oversized:
+            seen.printed = child.take_printed()
+            seen.ended, seen.message = "crash", f"the sandbox sent the judge more than {MESSAGE_BYTES >> 20} MB at once"
             child.end()
             return False
         if not line:

@@ -170,6 +170,8 @@ class ChildProcess:
         self._printed = bytearray()
         self.stderr = bytearray()
         self.closed = False
+        self.oversized = False
+        """Whether the child sent a protocol message larger than MESSAGE_BYTES (then it is not listened to)."""
         self._ended = False
 
     def send(self, message: bytes) -> None:
@@ -201,7 +203,10 @@ class ChildProcess:
         `tick` is called about four times a second while waiting (a page shows progress, or stops the wait by
         raising); the child is not ended here, its owner does that."""
         while b"\n" not in self._buffer:
-            if self.closed or len(self._buffer) > MESSAGE_BYTES:
+            if len(self._buffer) > MESSAGE_BYTES:
+                self.oversized = True
+                return b""
+            if self.closed:
                 return b""
             left = deadline - time.monotonic()
             if left <= 0:
@@ -212,7 +217,8 @@ class ChildProcess:
             if tick and not ready:
                 tick()
         line, _, self._buffer = self._buffer.partition(b"\n")
-        return line if len(line) <= MESSAGE_BYTES else b""
+        self.oversized = len(line) > MESSAGE_BYTES
+        return b"" if self.oversized else line
 
     def take_printed(self) -> str:
         """What the child printed on stdout since the last call: every byte its writes put in the pipe so far."""
