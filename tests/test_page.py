@@ -248,7 +248,8 @@ def lesson_code(at: AppTest) -> str:
 def lit_lines(code: str) -> list[str]:
     """The text of the lit lines of the lesson's loop, tags stripped."""
     import re
-    return [re.sub(r"<[^>]+>", "", line) for line in code.split('<div class="ls-line')[1:] if line.startswith(" ls-lit")]
+    rows = code.split('<div class="ls-line')[1:]
+    return [re.sub(r"<[^>]+>", "", row) for row in rows if row.startswith(" ls-lit")]
 
 
 def test_the_loop_view_lights_the_lessons_lines_with_the_values_they_saw(at):

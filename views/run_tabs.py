@@ -175,7 +175,4 @@ def recorded_about(run: RunState) -> str:
     """What a script recorded on the page says about where it came from."""
     source = {"Fake": f"the script “{ss.fake.script.title}”", "Toy": "the toy model",
               "Real": f"the real model {ss.get('real_model', '')}"}.get(ss.run_model, "a model")
-    replies = sum(r.reply is not None for r in run.records)
-    ending = "it finished" if run.done else f"it stopped after turn {run.turn}"
-    return (f"Recorded on the page from a run of {source}: {replies} repl{'ies' if replies != 1 else 'y'}, "
-            f"and {ending}.")
+    return view.recorded_about(run, source)

@@ -162,6 +162,14 @@ def run_usage_line(state: RunState, model_name: str = "") -> str | None:
     return f"In total, over the {reported} of {replies} replies that reported usage: {line}{cost}"
 
 
+def recorded_about(state: RunState, model_words: str) -> str:
+    """What a script recorded from a run says about where it came from; `model_words` names the model."""
+    replies = sum(r.reply is not None for r in state.records)
+    ending = "it finished" if state.done else f"it stopped after turn {state.turn}"
+    return (f"Recorded on the page from a run of {model_words}: {replies} repl{'ies' if replies != 1 else 'y'}, "
+            f"and {ending}.")
+
+
 def request_sent(state: RunState, record: TurnRecord, model_name: str) -> dict[str, Any]:
     """The whole request body a turn sent, with the model it named first, as the API's reference writes it."""
     return {"model": model_name, **state.request(record)}
