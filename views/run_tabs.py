@@ -42,8 +42,9 @@ def priced_model() -> str:
 def run_view(run: RunState, shown: RunState, turn: int) -> None:
     left, right = st.columns([5, 6], gap="large")
     with left:
-        whole = st.toggle("Run graph: every turn", key="whole_graph",
-                          help=f"Draw every turn from the task down, not only the latest {GRAPH_TURNS}.")
+        whole = st.toggle("Every turn", key="whole_graph",
+                          help=f"Draw the run graph's every turn from the task down, not only the latest "
+                               f"{GRAPH_TURNS}.")
         # The box scrolls rather than shrink the graph. With every turn drawn it stays at the top, where the
         # turns the toggle brought back are; otherwise it follows the newest turn.
         with st.container(height=640, border=False, autoscroll=not whole, key="run_graph_box"):
@@ -111,16 +112,14 @@ def show_json_lazily(label: str, value: Any, key: str) -> None:
 
 
 def loop_view(shown: RunState, turn: int) -> None:
+    """The lesson's loop with the turn's lines lit, then the same turn round the cycle, each at a size to read."""
     record = shown_record(shown, turn)
     ended = record is not None and shown.done and record is shown.records[-1]
-    code_at, diagram_at = st.columns([7, 5], gap="medium")
-    with code_at:
-        where = f"turn {record.turn}" if record else "before the first turn"
-        st.caption(f"The lesson's `run_agent` (examples/correct_loop.py), with the lines {where} went through lit "
-                   "and the values they saw beside them.")
-        st.html(source_html(lesson_source(record, shown.result if ended else None)))
-    with diagram_at:
-        st.caption("The same turn round the cycle.")
+    where = f"turn {record.turn}" if record else "before the first turn"
+    st.caption(f"The lesson's `run_agent` (examples/correct_loop.py), with the lines {where} went through lit and "
+               "the values they saw beside them. Below it, the same turn round the loop's cycle.")
+    st.html(source_html(lesson_source(record, shown.result if ended else None)))
+    with st.container(border=False, key="loop_diagram_box"):  # scrolls sideways rather than shrink
         st.graphviz_chart(loop_diagram(record.branch if record else None))
 
 

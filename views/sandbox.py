@@ -262,14 +262,15 @@ def sandbox_main() -> None:
         turn = look_back(run)
     shown = view.snapshot(run, turn)
     picked = ss.get("tab") or VIEWS[0]
-    if picked == "Run":
-        run_view(run, shown, turn)
-    elif picked == "The loop":
-        loop_view(shown, turn)
-    elif picked == "Messages":
-        messages_view(shown, turn)
-    else:
-        export_view(run)
+    with st.container(key="view_area"):  # its columns wrap under each other on a narrow page (PAGE_CSS)
+        if picked == "Run":
+            run_view(run, shown, turn)
+        elif picked == "The loop":
+            loop_view(shown, turn)
+        elif picked == "Messages":
+            messages_view(shown, turn)
+        else:
+            export_view(run)
 
 
 def show_flash() -> None:

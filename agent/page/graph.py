@@ -158,6 +158,9 @@ CYCLE_EDGES = [
     ("send", "failed", "error"),
     ("send", "no_reply", "none"),
 ]
+# The exits stand in a column beside the loop, not in a row under it, so the diagram stays narrow enough
+# to read at its own size: (upper, lower) pairs held one above the other by an invisible edge.
+STACKED = [("bad_request", "failed"), ("failed", "no_reply"), ("answer", "stopped")]
 # The path each branch takes round the cycle.
 PATHS = {
     None: ["start"],
@@ -179,7 +182,7 @@ def loop_diagram(branch: str | None) -> graphviz.Digraph:
     last = path[-1] if path and branch != "tool_use" else (path[-2] if path else None)
     graph = graphviz.Digraph("loop", graph_attr={"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.28",
                                                   "bgcolor": "transparent"})
-    graph.attr("node", fontname=FONT, fontsize="13", style="filled", height="0.3", margin="0.1,0.04")
+    graph.attr("node", fontname=FONT, fontsize="13", style="filled", height="0.3", margin="0.08,0.03")
     graph.attr("edge", fontname=FONT, fontsize="13", arrowsize="0.6")
     for name, text, shape in CYCLE_NODES:
         label = _label(*text.split("\n"))
@@ -193,4 +196,8 @@ def loop_diagram(branch: str | None) -> graphviz.Digraph:
         graph.edge(tail, head, **({"label": label} if label else {}), color=LIT_LINE if lit else QUIET_LINE,
                    fontcolor=INK if lit else QUIET_INK, penwidth="2.2" if lit else "1",
                    style="dashed" if head == "failed" else "solid")
+    for upper, lower in STACKED:
+        graph.edge(upper, lower, style="invis")
+    for name in ("send", "append", "decide", "tools", "results", "limit"):  # the loop's spine stays straight
+        graph.node(name, group="spine")
     return graph

@@ -61,7 +61,12 @@ PAGE_CSS = """
 /* Graphs keep the size they were laid out at, and their box scrolls, rather than shrink to unreadable text. */
 [data-testid="stGraphVizChart"] svg {max-width: none !important;}
 [data-testid="stGraphVizChart"] svg text {font-size: 13px !important;}
-.st-key-run_graph_box {overflow: auto;}
+.st-key-run_graph_box, .st-key-loop_diagram_box {overflow: auto;}
+.st-key-run_graph_box [data-testid="stVerticalBlock"], .st-key-loop_diagram_box [data-testid="stVerticalBlock"]
+  {width: max-content; min-width: 100%;}
+/* Side-by-side columns of the views wrap under each other when the page is too narrow for both. */
+.st-key-view_area [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) {flex-wrap: wrap;}
+.st-key-view_area [data-testid="stColumn"] {min-width: min(100%, 340px);}
 /* Buttons keep their words on narrow screens: they wrap onto a new row instead of losing them. */
 .st-key-step_row button p {white-space: nowrap;}
 .ls-kw {color: #cf222e;} .ls-str {color: #0a3069;} .ls-com {color: #6e7781; font-style: italic;}
