@@ -161,6 +161,7 @@ CYCLE_EDGES = [
 # The exits stand in a column beside the loop, not in a row under it, so the diagram stays narrow enough
 # to read at its own size: (upper, lower) pairs held one above the other by an invisible edge.
 STACKED = [("bad_request", "failed"), ("failed", "no_reply"), ("answer", "stopped")]
+SPINE = ("send", "append", "decide", "tools", "results", "limit")
 # The path each branch takes round the cycle.
 PATHS = {
     None: ["start"],
@@ -186,11 +187,12 @@ def loop_diagram(branch: str | None) -> graphviz.Digraph:
     graph.attr("edge", fontname=FONT, fontsize="13", arrowsize="0.6")
     for name, text, shape in CYCLE_NODES:
         label = _label(*text.split("\n"))
+        spine = {"group": "spine"} if name in SPINE else {}  # one group: the loop's own steps in a straight line
         if name in lit_nodes:
             fill = LAST_FILL if name == last else LIT_FILL
-            graph.node(name, label, shape=shape, fillcolor=fill, color=LIT_LINE, fontcolor=INK, penwidth="2")
+            graph.node(name, label, shape=shape, fillcolor=fill, color=LIT_LINE, fontcolor=INK, penwidth="2", **spine)
         else:
-            graph.node(name, label, shape=shape, fillcolor="#ffffff", color=QUIET_LINE, fontcolor=QUIET_INK)
+            graph.node(name, label, shape=shape, fillcolor="#ffffff", color=QUIET_LINE, fontcolor=QUIET_INK, **spine)
     for tail, head, label in CYCLE_EDGES:
         lit = (tail, head) in lit_edges
         graph.edge(tail, head, **({"label": label} if label else {}), color=LIT_LINE if lit else QUIET_LINE,
@@ -198,6 +200,4 @@ def loop_diagram(branch: str | None) -> graphviz.Digraph:
                    style="dashed" if head == "failed" else "solid")
     for upper, lower in STACKED:
         graph.edge(upper, lower, style="invis")
-    for name in ("send", "append", "decide", "tools", "results", "limit"):  # the loop's spine stays straight
-        graph.node(name, group="spine")
     return graph
