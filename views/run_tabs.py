@@ -47,7 +47,9 @@ def run_view(run: RunState, shown: RunState, turn: int) -> None:
                                f"{GRAPH_TURNS}.")
         # The box scrolls rather than shrink the graph. With every turn drawn it stays at the top, where the
         # turns the toggle brought back are; otherwise it follows the newest turn.
-        with st.container(height=640, border=False, autoscroll=not whole, key="run_graph_box"):
+        # A box of its own for each setting: switching starts it scrolled to the top, not where the other was.
+        with st.container(height=640, border=False, autoscroll=not whole,
+                          key="run_graph_box_whole" if whole else "run_graph_box"):
             st.graphviz_chart(run_graph(shown, None if whole else GRAPH_TURNS, next_step=shown is run))
     with right:
         st.markdown("##### Console")
@@ -56,28 +58,28 @@ def run_view(run: RunState, shown: RunState, turn: int) -> None:
         total = view.run_usage_line(shown, priced_model())
         if total:
             st.caption(total)
-        st.markdown(f"##### Turn {turn}" if turn else "##### Before the first turn")
         turn_details(run, turn)
 
 
 def turn_details(run: RunState, turn: int) -> None:
-    """The exact request a turn sent and the reply that came back."""
+    """The exact request a turn sent and the reply that came back, under the turn's heading."""
+    heading = f"##### Turn {turn}\n\n" if turn else "##### Before the first turn\n\n"
     if turn == run.turn and run.error:  # attempts at the next turn that have failed so far
         tries = len(view.failed_attempts(run, turn + 1))
         st.caption(f"The request for turn {turn + 1} has failed {tries} time{'s' if tries != 1 else ''} so far.")
     record = view.record_of_turn(run, turn)
     if record is None:
         if run.records:  # looking back at the start of a run that has gone on
-            st.markdown("The state before turn 1: `messages` held the task, alone, and turn 1 sent it.")
+            st.markdown(heading + "The state before turn 1: `messages` held the task, alone, and turn 1 sent it.")
         else:
-            st.markdown("No turn has gone through yet. **Step** sends the first request: the task, alone.")
+            st.markdown(heading + "No turn has gone through yet. **Step** sends the first request: the task, alone.")
         st.html(message_html(run.messages[0], 0))
         return
     for attempt in view.failed_attempts(run, turn):
         st.error(f"Attempt at turn {turn} failed first: {attempt.error}. It was not counted; the next Step "
                  "tried again.", icon=":material/replay:")
     request = view.request_sent(run, record, model_name())
-    st.markdown(f"**Turn {turn} sent** {record.sent} message{'s' if record.sent != 1 else ''} · "
+    st.markdown(f"{heading}**Turn {turn} sent** {record.sent} message{'s' if record.sent != 1 else ''} · "
                 f"{view.request_size(request):,} bytes · max_tokens {request['max_tokens']} · tools: "
                 f"{', '.join(run.tool_names) or 'none'}")
     show_json_lazily("The exact request (JSON)", request, f"request{turn}")

@@ -61,9 +61,9 @@ PAGE_CSS = """
 /* Graphs keep the size they were laid out at, and their box scrolls, rather than shrink to unreadable text. */
 [data-testid="stGraphVizChart"] svg {max-width: none !important;}
 [data-testid="stGraphVizChart"] svg text {font-size: 13px !important;}
-.st-key-run_graph_box, .st-key-loop_diagram_box {overflow: auto;}
-.st-key-run_graph_box [data-testid="stVerticalBlock"], .st-key-loop_diagram_box [data-testid="stVerticalBlock"]
-  {width: max-content; min-width: 100%;}
+[class*="st-key-run_graph_box"], .st-key-loop_diagram_box {overflow: auto;}
+[class*="st-key-run_graph_box"] [data-testid="stVerticalBlock"],
+  .st-key-loop_diagram_box [data-testid="stVerticalBlock"] {width: max-content; min-width: 100%;}
 /* Side-by-side columns of the views wrap under each other when the page is too narrow for both. */
 .st-key-view_area [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) {flex-wrap: wrap;}
 .st-key-view_area [data-testid="stColumn"] {min-width: min(100%, 340px);}
