@@ -24,7 +24,7 @@ from agent.toy import TOY_MODEL_NAME
 
 # The run graph draws this many latest turns and folds earlier ones into one node: the browser lays the
 # graph out again on every Step, at a cost that grows with its size (bench/page_step.py measures it).
-GRAPH_TURNS = 8
+GRAPH_TURNS = 5
 CARD_TURNS = 3  # the Messages view draws the latest turns as cards, older ones as one line a message
 VIEWS = ["Run", "The loop", "Messages", "Export"]
 ss = st.session_state
