@@ -32,6 +32,10 @@ TOY_MODEL_NAME = "toy-patterns"
 CAN_DO = ("I am a toy model: a few patterns, not a language model. I can add numbers (\"What is 2 + 3?\"), "
           "count words (\"How many words are in 'a b c'?\"), read the note files (\"What is in my notes?\") "
           "and shout (\"Shout hello\").")
+# Tasks that show each pattern, for a person to try.
+EXAMPLE_TASKS = ["What is 2 + 3?", "What is 1 + 2 + 3 + 4?", "What is 2 + 3 and 10 + 20?",
+                 "How many words are in 'the cat sat on the mat'?", "What is in my notes?", "Shout good morning",
+                 "Write me a poem"]
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _ADDING = re.compile(r"\+|\b(add|plus|sum|total)\b", re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“'‘](.+?)[\"”'’](?=\W|$)")

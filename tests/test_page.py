@@ -602,3 +602,12 @@ def test_the_messages_view_sets_chat_completions_beside_it(at):
     assert "finish_reason &quot;tool_calls&quot;" in pairs
     table = texts(at.markdown)
     assert "finish_reason" in table and "one `role: \"tool\"` message per result" in table
+
+
+def test_an_example_task_for_the_toy_goes_into_the_task_box_and_runs(at):
+    run(at.radio(key="model_choice").set_value("Toy"))
+    pills = next(e for e in at.sidebar if getattr(e, "key", None) == "toy_example")
+    run(pills.set_value("Shout good morning"))
+    assert at.text_area(key="task").value == "Shout good morning"
+    click(at, "Run to end")
+    assert console(at)[:2] == ['turn 1: upper {"text": "good morning"} -> GOOD MORNING', "result: GOOD MORNING"]

@@ -21,7 +21,7 @@ from agent.page import view
 from agent.real import DEFAULT_MODEL
 from agent.scripts import Script, ScriptError, parse_script_text
 from agent.tools import TOOLS
-from agent.toy import CAN_DO, ToyModel
+from agent.toy import CAN_DO, EXAMPLE_TASKS, ToyModel
 from views.run_tabs import VIEWS, export_view, loop_view, messages_view, run_view
 
 ss = st.session_state
@@ -65,8 +65,20 @@ def on_script_picked() -> None:
 
 
 def on_model_picked() -> None:
-    """A run belongs to one model: switching it starts a new run, so nothing of the old model's run lingers."""
+    """A run belongs to one model: switching it starts a new run, so nothing of the old model's run lingers.
+
+    The toy starts with every tool: each of its patterns needs one (take one away and it says so).
+    """
+    if ss.model_choice == "Toy":
+        ss.tools = list(TOOLS)
     start_run()
+
+
+def on_example_picked() -> None:
+    """An example task goes into the task box and starts a new run with it."""
+    if ss.toy_example:
+        ss.task = ss.toy_example
+        start_run()
 
 
 def on_file_loaded() -> None:
@@ -170,6 +182,7 @@ def sidebar() -> None:
             script_settings()
         elif ss.model_choice == "Toy":
             st.caption(CAN_DO + " Anything else gets a polite answer saying so.")
+            st.pills("Try a task", EXAMPLE_TASKS, key="toy_example", on_change=on_example_picked)
         else:
             real_settings()
         st.subheader("The agent")
