@@ -1,57 +1,34 @@
 """The page's controls, driven through Streamlit's AppTest (the script runs for real, without a browser)."""
 
 import json
-from pathlib import Path
 
 import pytest
+from page_support import (
+    REFERENCE_CONSOLE,
+    ROOT,
+    choose_real,
+    click,
+    console,
+    lesson_code,
+    lit_lines,
+    open_sandbox,
+    open_tab,
+    pick_script,
+    run,
+    run_graph_dot,
+    status,
+    texts,
+    walk,
+)
 from streamlit.testing.v1 import AppTest
 
 from agent.scripts import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
-REFERENCE_CONSOLE = ['turn 1: add {"a": 2, "b": 3} -> 5', "result: 2 + 3 is 5.", "messages sent each turn: 1, 3"]
-
 
 @pytest.fixture
 def at(monkeypatch) -> AppTest:
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    return run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    return open_sandbox(monkeypatch)
 
-
-def run(target) -> AppTest:
-    """Run the page after an interaction (`target` is the AppTest or the widget just used)."""
-    at = target.run()
-    assert not at.exception, [e.value for e in at.exception]  # never a Streamlit exception box
-    return at
-
-
-def click(at: AppTest, label: str) -> AppTest:
-    return run(next(b for b in at.button if b.label == label).click())
-
-
-def console(at: AppTest) -> list[str]:
-    return next(c.value for c in at.code if "messages sent each turn" in c.value).splitlines()
-
-
-def run_graph_dot(at: AppTest) -> str:
-    return next(g.proto.spec for g in at.get("graphviz_chart") if g.proto.spec.startswith("digraph run"))
-
-
-def status(at: AppTest) -> str:
-    return at.get("progress")[0].proto.text
-
-
-def pick_script(at: AppTest, name: str) -> AppTest:
-    return run(at.selectbox(key="script").set_value(name))
-
-
-def open_tab(at: AppTest, label: str) -> AppTest:
-    at.session_state["tab"] = label
-    return run(at)
-
-
-def texts(elements) -> str:
-    return "\n".join(e.value for e in elements)
 
 
 def test_the_page_opens_on_the_reference_script_with_the_fake_model(at):
@@ -241,17 +218,6 @@ def test_a_bad_request_is_shown_as_one(at):
     assert "unique" in at.error[0].value
 
 
-def lesson_code(at: AppTest) -> str:
-    return next(h.proto.body for h in at.get("html") if "ls-code" in h.proto.body)
-
-
-def lit_lines(code: str) -> list[str]:
-    """The text of the lit lines of the lesson's loop, tags stripped."""
-    import re
-    rows = code.split('<div class="ls-line')[1:]
-    return [re.sub(r"<[^>]+>", "", row) for row in rows if row.startswith(" ls-lit")]
-
-
 def test_the_loop_view_lights_the_lessons_lines_with_the_values_they_saw(at):
     click(at, "Step")
     open_tab(at, "The loop")
@@ -370,21 +336,6 @@ def stand_in():
     thread.join(timeout=5)
 
 
-def walk(node):
-    """Every element and block of the page."""
-    yield node
-    for child in getattr(node, "children", {}).values():
-        yield from walk(child)
-
-
-def choose_real(at: AppTest, base_url: str, key: str = "") -> AppTest:
-    run(at.radio(key="model_choice").set_value("Real"))
-    run(at.text_input(key="base_url").input(base_url))
-    if key:
-        run(at.text_input(key="api_key").input(key))
-    return at
-
-
 def test_the_real_model_steps_through_the_sdk_against_a_local_server(at, stand_in):
     choose_real(at, stand_in.base_url)
     assert at.session_state["run_model"] == "Real"  # nothing had happened yet, so the choice applied at once
@@ -476,138 +427,3 @@ def test_an_overload_from_the_server_is_shown_and_the_next_step_tries_again(at):
     finally:
         server.shutdown()
         server.server_close()
-
-
-# ---- the page agrees with itself: each of these once said two things at once
-
-
-def test_an_address_in_an_error_shows_as_written_not_escaped(at):
-    from browser_support import free_port
-    choose_real(at, f"http://127.0.0.1:{free_port()}")
-    click(at, "Step")
-    error = at.error[0].value
-    assert "`http://127.0.0.1:" in error and "127\\.0" not in error
-
-
-def test_switching_back_to_the_script_after_a_failure_leaves_no_stale_notice(at):
-    from browser_support import free_port
-    choose_real(at, f"http://127.0.0.1:{free_port()}")
-    click(at, "Step")
-    assert at.error
-    run(at.radio(key="model_choice").set_value("Fake"))
-    assert not at.error and "The settings changed" not in texts(at.info)
-    assert at.session_state["run_model"] == "Fake" and at.session_state["run"].records == []
-
-
-def test_a_failed_attempt_prints_no_result_while_the_run_goes_on(at):
-    pick_script(at, "overloaded_529")
-    click(at, "Step")
-    click(at, "Step")
-    assert "Step tries turn 2 again" in at.error[0].value
-    assert not any(line.startswith("result: ") for line in console(at))
-    assert console(at)[-2] == "turn 2: model error: 529 overloaded_error: Overloaded"
-
-
-def test_a_script_that_runs_out_ends_the_run_in_words(at):
-    pick_script(at, "runaway")
-    run(at.number_input(key="max_turns").set_value(200))
-    click(at, "Run to end")
-    run_state = at.session_state["run"]
-    assert run_state.done and run_state.records[-1].branch == "no_reply" and run_state.turn == 41
-    warned = texts(at.warning)
-    assert "no reply to give" in warned and "the run ends here" in warned and "tries turn" not in warned
-    assert console(at)[-2].startswith("result: stopped: the script 'runaway' has 40 replies")
-    click(at, "Step")
-    assert "There is nothing left to step" in texts(at.info)
-
-
-def test_looking_back_to_turn_0_of_a_finished_run_says_what_it_was(at):
-    click(at, "Run to end")
-    run(at.slider(key="look_back").set_value(0))
-    shown = texts(at.markdown)
-    assert "No turn has gone through yet" not in shown and "The state before turn 1" in shown
-    assert "next Step" not in run_graph_dot(at)
-    assert at.success  # the run's answer stays said above
-
-
-def test_the_whole_graph_toggle_stops_following_the_newest_turn(at):
-    pick_script(at, "runaway")
-    for _ in range(10):
-        click(at, "Step")
-    assert graph_box(at).autoscroll and "earlier" in run_graph_dot(at)  # the newest turn in view
-    run(at.toggle(key="whole_graph").set_value(True))
-    assert "earlier" not in run_graph_dot(at) and "ask1 " in run_graph_dot(at)
-    assert not graph_box(at).autoscroll  # the box stays at the top, where the turns brought back are
-
-
-def graph_box(at: AppTest):
-    return next(node.proto for node in walk(at._tree)
-                if "-run_graph_box" in str(getattr(getattr(node, "proto", None), "id", "")))
-
-
-def test_max_tokens_is_said_not_to_shorten_a_script_and_the_toy_keeps_to_it(at):
-    run(at.number_input(key="max_tokens").set_value(1))
-    assert "cannot shorten them" in texts(at.caption)
-    run(at.radio(key="model_choice").set_value("Toy"))
-    click(at, "Run to end")
-    assert "stopped: max\\_tokens" in at.warning[0].value
-
-
-def test_usage_is_said_for_the_replies_that_carry_it(at):
-    click(at, "Step")
-    assert "the script gives this reply no usage · a script answers at once" in texts(at.caption)
-    click(at, "Step")
-    captions = texts(at.caption)
-    assert "In total, over the 1 of 2 replies that reported usage: 412 input tokens" in captions
-    assert "the model took 0 ms" not in captions
-
-
-def test_the_script_list_starts_with_the_lessons_run_and_reads_as_titles(at):
-    picker = at.selectbox(key="script")
-    assert picker.options[0] == "Add two numbers, then answer"
-    assert "pause_turn" not in picker.options
-    assert "**Add two numbers, then answer**" in texts(at.caption)  # the whole title, however long
-
-
-def test_an_empty_task_says_its_refusal_once(at):
-    run(at.text_area(key="task").input(""))
-    click(at, "Step")
-    refusal = at.session_state["run"].records[-1].error
-    said = [e.value.replace("\\", "") for e in at.error] + [m.value.replace("\\", "") for m in at.markdown]
-    assert len(at.error) == 1 and sum(refusal in text for text in said) == 1
-    assert "**No reply came back**: the request was refused" in texts(at.markdown)
-
-
-# ---- the toy model and the other wire format
-
-
-def test_the_toy_answers_a_typed_task_offline(at):
-    run(at.radio(key="model_choice").set_value("Toy"))
-    assert "not a language model" in texts(at.caption)
-    run(at.text_area(key="task").input("What is 2 + 3 and 10 + 20?"))
-    click(at, "Run to end")
-    assert console(at) == ['turn 1: add {"a": 2, "b": 3} -> 5', 'turn 1: add {"a": 10, "b": 20} -> 30',
-                           "result: 2 + 3 is 5; 10 + 20 is 30.", "messages sent each turn: 1, 3"]
-    assert "toy's estimate" in texts(at.caption)
-    open_tab(at, "Export")
-    assert len(at.get("download_button")) == 4  # the run as a script, like any other run
-
-
-def test_the_messages_view_sets_chat_completions_beside_it(at):
-    click(at, "Step")
-    open_tab(at, "Messages")
-    run(at.toggle(key="openai_side").set_value(True))
-    pairs = next(h.proto.body for h in at.get("html") if "ls-pairs" in h.proto.body)
-    assert "tool_call_id" in pairs and "&quot;arguments&quot;: &quot;{\\&quot;a\\&quot;: 2" in pairs
-    assert "finish_reason &quot;tool_calls&quot;" in pairs
-    table = texts(at.markdown)
-    assert "finish_reason" in table and "one `role: \"tool\"` message per result" in table
-
-
-def test_an_example_task_for_the_toy_goes_into_the_task_box_and_runs(at):
-    run(at.radio(key="model_choice").set_value("Toy"))
-    pills = next(e for e in at.sidebar if getattr(e, "key", None) == "toy_example")
-    run(pills.set_value("Shout good morning"))
-    assert at.text_area(key="task").value == "Shout good morning"
-    click(at, "Run to end")
-    assert console(at)[:2] == ['turn 1: upper {"text": "good morning"} -> GOOD MORNING', "result: GOOD MORNING"]
