@@ -34,7 +34,7 @@ CAN_DO = ("I am a toy model: a few patterns, not a language model. I can add num
           "and shout (\"Shout hello\").")
 # Tasks that show each pattern, for a person to try.
 EXAMPLE_TASKS = ["What is 2 + 3?", "What is 1 + 2 + 3 + 4?", "What is 2 + 3 and 10 + 20?",
-                 "How many words are in 'the cat sat on the mat'?", "What is in my notes?", "Shout good morning",
+                 "Count the words in 'a b c d'", "What is in my notes?", "Shout good morning",
                  "Write me a poem"]
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _ADDING = re.compile(r"\+|\b(add|plus|sum|total)\b", re.IGNORECASE)

@@ -77,15 +77,19 @@ def pick_view(page, name: str) -> None:
 OVERFLOWS = """() => {
   const found = [];
   const boxes = document.querySelectorAll(
-    '[data-testid="stMain"] button, .ls-badge, .ls-kind, [data-testid="stWidgetLabel"], .ls-here');
-  for (const el of boxes) {
-    if (!el.offsetParent) continue;
-    const words = el.innerText.trim();
-    if (!words) continue;
-    if (el.scrollWidth > el.clientWidth + 1) found.push(`cut off: ${words}`);
-    const lines = Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight || 16));
-    if ((el.matches('button, .ls-badge, .ls-kind')) && el.getBoundingClientRect().height > 60)
-      found.push(`wraps: ${words}`);
+    '[data-testid="stMain"] button, [data-testid="stSidebar"] button, .ls-badge, .ls-kind, ' +
+    '[data-testid="stWidgetLabel"], .ls-here');
+  for (const box of boxes) {
+    if (!box.offsetParent || !box.innerText.trim()) continue;
+    const edge = box.getBoundingClientRect().right;
+    for (const el of [box, ...box.querySelectorAll('*')]) {
+      const style = getComputedStyle(el);
+      const clipped = style.overflowX !== 'visible' || style.textOverflow === 'ellipsis';
+      if (clipped && el.scrollWidth > el.clientWidth + 1) { found.push(`cut off: ${box.innerText.trim()}`); break; }
+      if (el.getBoundingClientRect().right > edge + 1) { found.push(`spills out: ${box.innerText.trim()}`); break; }
+    }
+    if (box.matches('button, .ls-badge, .ls-kind') && box.getBoundingClientRect().height > 60)
+      found.push(`wraps: ${box.innerText.trim()}`);
   }
   for (const text of document.querySelectorAll('[data-testid="stGraphVizChart"] svg text')) {
     const size = text.getBoundingClientRect().height;
@@ -335,5 +339,28 @@ def test_a_step_sends_few_websocket_messages(chromium, sandbox):
             page.wait_for_timeout(300)  # its last messages arrive before the next count starts
         assert max(counts) <= MOST_MESSAGES_A_STEP, counts
         assert min(counts) > 3  # it did count: a Step sends at least its new state
+    finally:
+        page.context.close()
+
+
+def test_the_toy_answers_a_typed_task_in_chromium(chromium, sandbox):
+    from playwright.sync_api import expect
+
+    page = open_page(chromium, sandbox.url, width=900, height=1100)
+    try:
+        page.get_by_test_id("stSidebar").get_by_text("Toy", exact=True).click()
+        wait_for_idle(page)
+        expect(page.get_by_text("not a language model").first).to_be_visible()
+        task = page.get_by_role("textbox", name="Task")
+        task.fill("What is 2 + 3 and 10 + 20?")
+        task.press("Control+Enter")
+        wait_for_idle(page)
+        page.get_by_role("button", name="Run to end").click()
+        wait_for_idle(page)
+        expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("2 + 3 is 5; 10 + 20 is 30.")
+        expect(page.get_by_text('turn 1: add {"a": 10, "b": 20} -> 30')).to_be_visible()
+        nothing_cut_off(page)
+        shot(page, "13-toy-900.png")
+        no_exception_box(page)
     finally:
         page.context.close()

@@ -182,7 +182,7 @@ def sidebar() -> None:
             script_settings()
         elif ss.model_choice == "Toy":
             st.caption(CAN_DO + " Anything else gets a polite answer saying so.")
-            st.pills("Try a task", EXAMPLE_TASKS, key="toy_example", on_change=on_example_picked)
+            st.pills("Examples to try", EXAMPLE_TASKS, key="toy_example", on_change=on_example_picked)
         else:
             real_settings()
         st.subheader("The agent")
