@@ -23,7 +23,7 @@ from agent.page.html_cards import PAGE_CSS  # noqa: E402  (needs no path, but re
 # Controls whose values outlive the control: Streamlit forgets a widget's value when it is not drawn
 # (the script picker while the real model is chosen, every control while another view is open).
 KEPT_CONTROLS = ("script", "task", "system", "tools", "max_turns", "max_tokens", "model_choice", "api_key",
-                 "real_model", "base_url", "loop_code")
+                 "real_model", "base_url", "loop_code", "tab")
 for key in KEPT_CONTROLS:
     if key in st.session_state:
         st.session_state[key] = st.session_state[key]  # makes it the session's value, not only the widget's

@@ -21,6 +21,8 @@ THINKING_TYPES = ("thinking", "redacted_thinking")
 class ScriptExhausted(Exception):
     """A request came after the script's last reply."""
 
+    ends_run = True  # no later request can get a reply either: the loop ends the run instead of trying again
+
 
 def _anthropic_error(entry: dict[str, Any]) -> Exception:
     """The exception the SDK raises when the API answers with this error."""

@@ -40,13 +40,17 @@ class TurnRecord:
     sent: int
     """How many messages the request carried."""
     branch: str = ""
-    """What the loop did: `answer`, `tool_use`, `stopped`, `limit`, `bad_request` or `model_error`."""
+    """What the loop did: `answer`, `tool_use`, `stopped`, `limit`, `bad_request`, `no_reply` or `model_error`.
+
+    It names the path the turn took through the loop; the page lights the lesson's lines from it."""
     reply: dict[str, Any] | None = None
     """The model's reply, as it came back; None when the request failed."""
     tool_runs: list[ToolRun] = field(default_factory=list)
     """Every tool call of the reply, in order, as it ran."""
     error: str | None = None
     """Why the request failed, for `bad_request` and `model_error`."""
+    refused_unsent: bool = False
+    """For `bad_request`: True when the request rules refused it before it was sent, False when a service did."""
     retryable: bool = False
     """Whether the failure is one worth trying again (overload, rate limit, 5xx, network), as the SDK judges."""
     model_seconds: float = 0.0
@@ -172,7 +176,11 @@ def step(state: RunState, model: Model) -> TurnRecord:
         record.error = describe_error(exc)
         if _is_bad_request(exc):
             record.branch = "bad_request"
+            record.refused_unsent = isinstance(exc, RequestRejected)
             state.result = f"bad request: {getattr(exc, 'api_message', None) or exc}"
+        elif getattr(exc, "ends_run", False):  # e.g. a script that has run out: trying again cannot help
+            record.branch = "no_reply"
+            state.result = f"stopped: {record.error}"
         else:
             record.branch = "model_error"
             record.retryable = _is_retryable(exc)
@@ -240,8 +248,12 @@ def run_agent(task: str, model: Model, tool_names: list[str] | None = None, syst
     return run_to_end(state, model)
 
 
-def console_lines(state: RunState) -> list[str]:
-    """What the lesson's exercise prints for this run so far: the calls, the result, the request sizes."""
+def console_lines(state: RunState, returned: bool = True) -> list[str]:
+    """What the lesson's exercise prints for this run so far: the calls, the result, the request sizes.
+
+    `returned=False` is for a run that goes on after a failed attempt (the page's): the loop has not
+    returned, so there is no `result:` line for the failure, only the failed attempt's own line.
+    """
     lines = []
     for record in state.records:
         if record.branch == "model_error":
@@ -250,7 +262,7 @@ def console_lines(state: RunState) -> list[str]:
                      for run in record.tool_runs)
     if state.done:
         lines.append(f"result: {state.result}")
-    elif state.error:
+    elif state.error and returned:
         lines.append(f"result: model error: {state.error}")
     lines.append("messages sent each turn: " + ", ".join(str(r.sent) for r in state.records if r.counted))
     return lines

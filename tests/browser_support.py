@@ -46,7 +46,8 @@ class SandboxServer:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         env.pop("ANTHROPIC_API_KEY", None)  # the page under test never sees a real key
         with self.log.open("wb") as log:
-            self.process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+            self.process = subprocess.Popen(command, cwd=Path(app).parent, stdout=log, stderr=subprocess.STDOUT,
+                                            env=env)
 
     def wait_until_healthy(self, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
@@ -87,10 +88,15 @@ def launch_chromium(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
 
 
-def open_page(browser: Any, url: str, width: int = 1440, height: int = 1300) -> Any:
-    """A new page (its own browser context, so its own Streamlit session) with the sandbox loaded."""
+def open_page(browser: Any, url: str, width: int = 1440, height: int = 1300, on_page: Any = None) -> Any:
+    """A new page (its own browser context, so its own Streamlit session) with the sandbox loaded.
+
+    `on_page` is called with the page before it loads, e.g. to listen to its websocket from the start.
+    """
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
+    if on_page is not None:
+        on_page(page)
     page.goto(url)
     wait_for_idle(page)
     page.get_by_role("button", name="Step").wait_for(timeout=30_000)

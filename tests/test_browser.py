@@ -67,6 +67,42 @@ def no_exception_box(page) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+def pick_view(page, name: str) -> None:
+    page.get_by_test_id("stMain").get_by_role("radio", name=name, exact=True).click()
+    wait_for_idle(page)
+
+
+# Text that does not fit its box: a button, badge, tab or label whose words are cut off or spill out, and
+# graph text drawn smaller than a person can read. Each found one is named, so a failure says what broke.
+OVERFLOWS = """() => {
+  const found = [];
+  const boxes = document.querySelectorAll(
+    '[data-testid="stMain"] button, [data-testid="stSidebar"] button, .ls-badge, .ls-kind, ' +
+    '[data-testid="stWidgetLabel"], .ls-here');
+  for (const box of boxes) {
+    if (!box.offsetParent || !box.innerText.trim()) continue;
+    const edge = box.getBoundingClientRect().right;
+    for (const el of [box, ...box.querySelectorAll('*')]) {
+      const style = getComputedStyle(el);
+      const clipped = style.overflowX !== 'visible' || style.textOverflow === 'ellipsis';
+      if (clipped && el.scrollWidth > el.clientWidth + 1) { found.push(`cut off: ${box.innerText.trim()}`); break; }
+      if (el.getBoundingClientRect().right > edge + 1) { found.push(`spills out: ${box.innerText.trim()}`); break; }
+    }
+    if (box.matches('button, .ls-badge, .ls-kind') && box.getBoundingClientRect().height > 60)
+      found.push(`wraps: ${box.innerText.trim()}`);
+  }
+  for (const text of document.querySelectorAll('[data-testid="stGraphVizChart"] svg text')) {
+    const size = text.getBoundingClientRect().height;
+    if (text.textContent.trim() && size < 11) found.push(`graph text ${size.toFixed(1)} px: ${text.textContent}`);
+  }
+  return found;
+}"""
+
+
+def nothing_cut_off(page) -> None:
+    assert page.evaluate(OVERFLOWS) == []
+
+
 def test_stepping_the_reference_script_in_chromium(sandbox_page):
     from playwright.sync_api import expect
 
@@ -94,13 +130,11 @@ def test_stepping_the_reference_script_in_chromium(sandbox_page):
         readme_picture.parent.mkdir(exist_ok=True)
         page.screenshot(path=str(readme_picture), clip={"x": 0, "y": 0, "width": 1440, "height": 1140})
 
-    page.get_by_role("tab", name="The loop").click()
-    wait_for_idle(page)
-    expect(page.locator(".ls-anchor")).to_contain_text('record.branch = "answer"')
-    expect(page.get_by_text("◀ turn 2")).to_be_visible()
+    pick_view(page, "The loop")
+    expect(page.locator(".ls-lit").filter(has_text="stop_reason = \"end_turn\"")).to_be_visible()
+    expect(page.get_by_text('◀ returns "2 + 3 is 5."')).to_be_visible()
     shot(page, "04-the-loop.png")
-    page.get_by_role("tab", name="Messages").click()
-    wait_for_idle(page)
+    pick_view(page, "Messages")
     expect(page.locator(".ls-msg")).to_have_count(4)
     shot(page, "05-messages.png")
     no_exception_box(page)
@@ -221,3 +255,112 @@ def test_the_real_switch_runs_a_task_against_the_stand_in_server(sandbox_page, s
     assert canary not in page.locator("body").inner_text()
     assert canary not in sandbox.log.read_text()
     assert logged and not any(canary in line for line in logged)
+
+
+@pytest.mark.parametrize("width", [1440, 900])
+def test_two_calls_in_one_reply_read_at_their_size_at_any_width(chromium, sandbox, width):
+    """The run graph keeps its text readable and its box scrolls; no button, badge or label loses its words."""
+    from playwright.sync_api import expect
+
+    page = open_page(chromium, sandbox.url, width=width, height=1100)
+    try:
+        page.get_by_test_id("stSelectbox").first.click()
+        page.get_by_role("option", name="Two tool calls in one reply").click()
+        wait_for_idle(page)
+        step(page)
+        expect(page.get_by_text("new in turn 1").first).to_be_visible()
+        page.wait_for_timeout(300)  # the graph's layout is drawn after the script has run
+        for name in ("Step", "Run to end", "Reset"):  # every button keeps its whole label
+            button = page.get_by_role("button", name=name, exact=True)
+            assert button.inner_text().strip().endswith(name)
+        nothing_cut_off(page)
+        shot(page, f"10-two-calls-{width}.png")
+        pick_view(page, "The loop")
+        expect(page.get_by_text("◀ ran 2 calls: add, upper")).to_be_visible()
+        nothing_cut_off(page)
+        shot(page, f"11-the-loop-{width}.png")
+        pick_view(page, "Messages")
+        page.get_by_text("Beside it: the same conversation").click()
+        wait_for_idle(page)
+        expect(page.locator(".ls-oa").filter(has_text="tool_call_id")).to_have_count(2)
+        nothing_cut_off(page)
+        shot(page, f"12-chat-completions-{width}.png")
+        no_exception_box(page)
+    finally:
+        page.context.close()
+
+
+def test_the_every_turn_toggle_shows_the_turns_it_brings_back(sandbox_page):
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    page.get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="A runaway model that never stops").click()
+    wait_for_idle(page)
+    for _ in range(12):
+        step(page)
+    page.get_by_text("Every turn", exact=True).click()
+    wait_for_idle(page)
+    page.wait_for_timeout(300)
+    box = page.locator(".st-key-run_graph_box_whole")
+    first_ask = page.locator('[data-testid="stGraphVizChart"] svg text', has_text="ask 1").first
+    expect(first_ask).to_be_visible()
+    assert box.evaluate("el => el.scrollTop") == 0  # at the top, where the turns brought back are
+    assert first_ask.bounding_box()["y"] < box.bounding_box()["y"] + box.bounding_box()["height"]
+
+
+# What a Step sends the browser: counted so the number cannot creep back up (each element is a render pass).
+MOST_MESSAGES_A_STEP = 32  # 31 at turn 2 of the reference run; 51 before the page was thinned out
+
+
+def test_a_step_sends_few_websocket_messages(chromium, sandbox):
+    frames: list[int] = []
+
+    def listen(page) -> None:
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda _frame: frames.append(1)))
+
+    page = open_page(chromium, sandbox.url, on_page=listen)
+    try:
+        for _ in range(2):  # once through first: the first Steps of a session build what later ones update
+            step(page)
+        page.get_by_role("button", name="Reset").click()
+        wait_for_idle(page)
+        step(page)
+        page.wait_for_timeout(300)
+        counts = []
+        for _ in range(3):
+            before = len(frames)
+            step(page)
+            page.wait_for_timeout(200)  # any late message arrives
+            counts.append(len(frames) - before)
+            page.get_by_role("button", name="Reset").click()
+            wait_for_idle(page)
+            step(page)
+            page.wait_for_timeout(300)  # its last messages arrive before the next count starts
+        assert max(counts) <= MOST_MESSAGES_A_STEP, counts
+        assert min(counts) > 3  # it did count: a Step sends at least its new state
+    finally:
+        page.context.close()
+
+
+def test_the_toy_answers_a_typed_task_in_chromium(chromium, sandbox):
+    from playwright.sync_api import expect
+
+    page = open_page(chromium, sandbox.url, width=900, height=1100)
+    try:
+        page.get_by_test_id("stSidebar").get_by_text("Toy", exact=True).click()
+        wait_for_idle(page)
+        expect(page.get_by_text("not a language model").first).to_be_visible()
+        task = page.get_by_role("textbox", name="Task")
+        task.fill("What is 2 + 3 and 10 + 20?")
+        task.press("Control+Enter")
+        wait_for_idle(page)
+        page.get_by_role("button", name="Run to end").click()
+        wait_for_idle(page)
+        expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("2 + 3 is 5; 10 + 20 is 30.")
+        expect(page.get_by_text('turn 1: add {"a": 10, "b": 20} -> 30')).to_be_visible()
+        nothing_cut_off(page)
+        shot(page, "13-toy-900.png")
+        no_exception_box(page)
+    finally:
+        page.context.close()

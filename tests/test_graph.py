@@ -148,3 +148,23 @@ def test_the_step_that_happened_last_is_the_brightest():
 def test_one_folded_turn_is_said_in_the_singular():
     found = nodes(run_graph(scripted("runaway", steps=4), last_turns=3).source)
     assert label(found["earlier"]) == "turn 1\\n1 ask · 1 tool call"
+
+
+def test_a_run_looked_back_at_has_no_next_step_node():
+    state = scripted("add_then_answer", steps=1)
+    assert "next Step" in run_graph(state).source
+    assert "next Step" not in run_graph(state, next_step=False).source
+
+
+def test_a_script_that_ran_out_ends_the_graph_and_lights_its_own_path():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")))
+    run_to_end(state, model)
+    assert label(nodes(run_graph(state).source)["outcome"]).startswith("no reply\\n")
+    diagram = loop_diagram("no_reply").source
+    assert 'no_reply [label="no reply left:\\nthe run ends"' in diagram and 'color="#f08c00"' in diagram
+
+
+def test_the_parts_of_the_cycle_not_taken_are_drawn_dark_enough_to_read():
+    from agent.page.graph import QUIET_INK
+    diagram = loop_diagram("answer").source
+    assert f'fontcolor="{QUIET_INK}"' in diagram and "#7b8794" not in diagram

@@ -118,10 +118,20 @@ def test_an_error_not_worth_retrying_stops_at_once():
     assert model.calls == 1
 
 
-def test_a_script_that_runs_out_is_an_error_naming_its_length():
+def test_a_script_that_runs_out_ends_the_run_in_words_naming_its_length():
     state, model = fake_run(reply("tool_use", tool_use("toolu_1")))
     result = run_to_end(state, model)
-    assert result == "model error: the script 'test' has 1 reply and this is request 2: there is no reply to give"
+    assert result == "stopped: the script 'test' has 1 reply and this is request 2: there is no reply to give"
+    assert state.done and state.records[-1].branch == "no_reply" and state.turn == 2  # no Step tries it again
+
+
+def test_a_failed_attempt_prints_no_result_line_while_the_run_goes_on():
+    state, model = fake_run({"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}},
+                            reply("end_turn", text("5")))
+    step(state, model)
+    assert console_lines(state, returned=False) == ["turn 1: model error: 529 overloaded_error: Overloaded",
+                                                    "messages sent each turn: "]
+    assert console_lines(state)[-2] == "result: model error: 529 overloaded_error: Overloaded"  # what run_agent gave
 
 
 def test_a_model_that_crashes_is_a_state_not_a_crash():

@@ -1,57 +1,34 @@
 """The page's controls, driven through Streamlit's AppTest (the script runs for real, without a browser)."""
 
 import json
-from pathlib import Path
 
 import pytest
+from page_support import (
+    REFERENCE_CONSOLE,
+    ROOT,
+    choose_real,
+    click,
+    console,
+    lesson_code,
+    lit_lines,
+    open_sandbox,
+    open_tab,
+    pick_script,
+    run,
+    run_graph_dot,
+    status,
+    texts,
+    walk,
+)
 from streamlit.testing.v1 import AppTest
 
 from agent.scripts import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
-REFERENCE_CONSOLE = ['turn 1: add {"a": 2, "b": 3} -> 5', "result: 2 + 3 is 5.", "messages sent each turn: 1, 3"]
-
 
 @pytest.fixture
 def at(monkeypatch) -> AppTest:
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    return run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    return open_sandbox(monkeypatch)
 
-
-def run(target) -> AppTest:
-    """Run the page after an interaction (`target` is the AppTest or the widget just used)."""
-    at = target.run()
-    assert not at.exception, [e.value for e in at.exception]  # never a Streamlit exception box
-    return at
-
-
-def click(at: AppTest, label: str) -> AppTest:
-    return run(next(b for b in at.button if b.label == label).click())
-
-
-def console(at: AppTest) -> list[str]:
-    return next(c.value for c in at.code if "messages sent each turn" in c.value).splitlines()
-
-
-def run_graph_dot(at: AppTest) -> str:
-    return next(g.proto.spec for g in at.get("graphviz_chart") if g.proto.spec.startswith("digraph run"))
-
-
-def status(at: AppTest) -> str:
-    return at.get("progress")[0].proto.text
-
-
-def pick_script(at: AppTest, name: str) -> AppTest:
-    return run(at.selectbox(key="script").set_value(name))
-
-
-def open_tab(at: AppTest, label: str) -> AppTest:
-    at.session_state["tab"] = label
-    return run(at)
-
-
-def texts(elements) -> str:
-    return "\n".join(e.value for e in elements)
 
 
 def test_the_page_opens_on_the_reference_script_with_the_fake_model(at):
@@ -103,13 +80,13 @@ def test_the_turn_details_show_the_exact_request_and_the_reply(at):
     details = texts(at.markdown)
     assert "**Turn 2 sent** 3 messages" in details
     assert "with stop_reason `end_turn`, and the loop returned the answer" in details
-    assert "Usage: 412 input tokens · 9 output tokens · the model took" in texts(at.caption)
+    assert "Usage: 412 input tokens · 9 output tokens · a script answers at once" in texts(at.caption)
     assert not any(c.language == "json" for c in at.code)  # built closed: its JSON is made when it is opened
     at.session_state["json_request2"] = True
     run(at)
     request = json.loads(next(c.value for c in at.code if c.language == "json"))
-    assert request == at.session_state["run"].request(at.session_state["run"].records[1])
-    assert len(request["messages"]) == 3
+    assert request == {"model": "fake", **at.session_state["run"].request(at.session_state["run"].records[1])}
+    assert list(request)[0] == "model" and len(request["messages"]) == 3
 
 
 def test_switching_script_loads_its_settings_and_starts_over(at):
@@ -120,7 +97,7 @@ def test_switching_script_loads_its_settings_and_starts_over(at):
     assert at.multiselect(key="tools").value == script.tools
     assert at.text_area(key="system").value == script.system
     assert status(at).startswith("turn 0 of")
-    assert script.about in texts(at.caption)
+    assert script.about in texts(at.caption).replace("\\", "")
     click(at, "Run to end")
     assert console(at)[:2] == ['turn 1: add {"a": 3, "b": 4} -> 7', 'turn 1: upper {"text": "hello"} -> HELLO']
 
@@ -143,7 +120,9 @@ def test_a_bad_file_shows_the_engines_error_and_keeps_the_run(at):
     before = at.session_state["run"].to_json()
     bad = {"replies": [{"stop_reason": "tool_use", "content": [{"type": "tool_use", "name": "add", "input": {}}]}]}
     run(at.file_uploader(key="upload").upload("broken.json", json.dumps(bad).encode(), "application/json"))
-    assert texts(at.error) == 'broken.json: replies[0].content[0]: tool_use needs an "id"'
+    assert texts(at.error).startswith('broken.json: replies[0].content[0]: tool_use needs an "id"')
+    assert "broken.json was not loaded: the run still plays “Add two numbers, then answer”" in texts(at.error)
+    assert at.file_uploader(key="upload1").value is None  # the refused file does not stay in the uploader
     assert at.session_state["run"].to_json() == before
     assert at.selectbox(key="script").value == "add_then_answer"
     click(at, "Step")  # the run goes on
@@ -205,7 +184,8 @@ def test_the_slider_looks_back_without_losing_the_run(at):
     assert at.slider(key="look_back").value == 3
     run(at.slider(key="look_back").set_value(1))
     assert console(at) == [console(at)[0], "messages sent each turn: 1"]
-    assert "ask2" in run_graph_dot(at) and "ask3" not in run_graph_dot(at)
+    assert "ask1" in run_graph_dot(at) and "ask2" not in run_graph_dot(at)
+    assert "next Step" not in run_graph_dot(at)  # looking back: there is no next Step from there
     assert "Looking back at turn 1 of 3" in texts(at.caption)
     assert at.session_state["run"].turn == 3
     click(at, "Step")  # carries on from the latest turn, and shows it
@@ -238,17 +218,35 @@ def test_a_bad_request_is_shown_as_one(at):
     assert "unique" in at.error[0].value
 
 
-def test_the_loop_tab_lights_the_branch_in_the_diagram_and_the_code(at):
+def test_the_loop_view_lights_the_lessons_lines_with_the_values_they_saw(at):
     click(at, "Step")
     open_tab(at, "The loop")
     diagram = next(g.proto.spec for g in at.get("graphviz_chart") if g.proto.spec.startswith("digraph loop"))
     assert 'tools [label="run every tool call" color="#f08c00"' in diagram
-    code = next(h.proto.body for h in at.get("html") if "ls-code" in h.proto.body)
-    assert "◀ turn 1" in code and "ls-lit" in code
+    code = lesson_code(at)
+    source = (ROOT / "examples" / "correct_loop.py").read_text()
+    assert "def</span> <span class=\"ls-def\">run_agent" in code and code.count('class="ls-line') == len(
+        source.splitlines())  # the lesson's own file, every line of it
+    lit = "\n".join(lit_lines(code))
+    assert "result = run_tool(block)" in lit and "ran 1 call: add" in lit
+    assert "stop_reason = &quot;tool_use&quot;" in lit and "len(messages) = 3" in lit
+    assert "return &quot;&quot;.join" not in lit  # the answer's return is not on turn 1's path
     click(at, "Step")
-    code = next(h.proto.body for h in at.get("html") if "ls-code" in h.proto.body)
-    anchor = code[code.index("ls-anchor"):code.index("◀ turn 2")]
-    assert "&quot;answer&quot;" in anchor
+    lit = "\n".join(lit_lines(lesson_code(at)))
+    assert "stop_reason = &quot;end_turn&quot;" in lit and "returns &quot;2 + 3 is 5.&quot;" in lit
+    assert "run_tool" not in lit
+    run(at.slider(key="look_back").set_value(1))  # looking back moves the lit lines too
+    lit = "\n".join(lit_lines(lesson_code(at)))
+    assert "run_tool" in lit and "turn = 1" in lit and "stop_reason = &quot;end_turn" not in lit
+
+
+def test_the_loop_view_shows_a_refused_request_at_the_call_that_raised(at):
+    run(at.text_area(key="task").input(""))
+    click(at, "Step")
+    open_tab(at, "The loop")
+    lit = "\n".join(lit_lines(lesson_code(at)))
+    assert "model.create(messages)" in lit and "raised: the request was refused" in lit
+    assert "messages.append" not in lit
 
 
 def test_the_messages_tab_marks_the_new_messages(at):
@@ -304,9 +302,8 @@ def test_real_without_an_adapter_or_key_explains_and_stays_harmless(at):
     before = at.session_state["run"].to_json()
     run(at.radio(key="model_choice").set_value("Real"))
     assert at.text_input(key="api_key").proto.type == at.text_input(key="api_key").proto.PASSWORD
-    click(at, "Step")  # this run still belongs to the FakeModel
-    assert "The settings changed" in texts(at.info)
-    click(at, "Reset")
+    assert at.session_state["run"].turn == 0 and at.session_state["run_model"] == "Real"  # a new run, its own
+    assert "The settings changed" not in texts(at.info)
     click(at, "Step")
     warned = texts(at.warning)
     assert "needs an API key" in warned
@@ -339,21 +336,6 @@ def stand_in():
     thread.join(timeout=5)
 
 
-def walk(node):
-    """Every element and block of the page."""
-    yield node
-    for child in getattr(node, "children", {}).values():
-        yield from walk(child)
-
-
-def choose_real(at: AppTest, base_url: str, key: str = "") -> AppTest:
-    run(at.radio(key="model_choice").set_value("Real"))
-    run(at.text_input(key="base_url").input(base_url))
-    if key:
-        run(at.text_input(key="api_key").input(key))
-    return at
-
-
 def test_the_real_model_steps_through_the_sdk_against_a_local_server(at, stand_in):
     choose_real(at, stand_in.base_url)
     assert at.session_state["run_model"] == "Real"  # nothing had happened yet, so the choice applied at once
@@ -375,7 +357,7 @@ def test_the_api_key_never_reaches_the_page_or_the_run(at, stand_in):
     assert field.proto.type == field.proto.PASSWORD  # the person's own field, masked, is the one place it is
     shown = [str(node.proto) for node in walk(at._tree)
              if hasattr(node, "proto") and getattr(node, "key", None) != "api_key"]
-    assert len(shown) > 50 and any("2 + 3 is 5." in text for text in shown)
+    assert len(shown) > 30 and any("2 + 3 is 5." in text for text in shown)
     assert "Key in use: from the field above." in texts(at.caption)
     assert not any(secret in text for text in shown)
     assert secret not in at.session_state["run"].to_json()
@@ -409,10 +391,14 @@ def test_a_request_the_check_refuses_can_be_sent_anyway(at):
         refused = at.error[0].value
         assert "bad request" in refused and "unique" in refused
         assert server.requests_answered == 2  # the third request never left
+        assert "refused before any model read it" in refused
         click(at, "Send it to the model anyway")
         assert server.requests_answered == 3
         assert at.session_state["run"].records[-1].error.startswith("400 invalid_request_error: ")
         assert len([r for r in at.session_state["run"].records if r.branch == "bad_request"]) == 1
+        said = at.error[0].value  # the headline now tells what happened: the service itself refused it
+        assert "refused before any model read it" not in said and "The service received the request" in said
+        assert not [b for b in at.button if b.label == "Send it to the model anyway"]  # it was sent
     finally:
         server.shutdown()
         server.server_close()

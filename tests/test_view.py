@@ -3,6 +3,7 @@
 import html
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -11,8 +12,12 @@ from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, run_to_end, step
 from agent.page import view
 from agent.page.html_cards import highlight, message_html, messages_html, source_html
+from agent.page.lesson_loop import find_parts, lesson_source, shown_record
 from agent.scripts import builtin_names, load_script
+from agent.toy import ToyModel
 from helpers import fake_run, reply, text, thinking, tool_use
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def scripted(name: str, steps: int | None = None) -> tuple[RunState, FakeModel]:
@@ -133,34 +138,81 @@ def test_usage_line_counts_every_input_figure():
     assert view.usage_line({}) == "no usage reported"
 
 
-@pytest.mark.parametrize("branch", ["answer", "stopped", "tool_use", "limit", "bad_request", "model_error"])
-def test_loop_source_marks_the_lines_of_the_branch_taken(branch):
-    source = view.loop_source(branch)
-    assert source.lines[0].startswith("def step(")
-    assert source.anchor in source.marked
-    assert f'"{branch}"' in source.lines[source.anchor]
-    marked = [source.lines[i].strip() for i in sorted(source.marked)]
-    opening = {"answer": 'if stop_reason == "end_turn":', "stopped": 'elif stop_reason != "tool_use":',
-               "tool_use": "else:", "limit": "else:", "bad_request": "except Exception as exc:",
-               "model_error": "except Exception as exc:"}[branch]
-    assert marked[0].startswith(opening)
-    # A branch marks its own lines and not the others'.
-    others = {"answer", "stopped", "tool_use", "limit", "bad_request", "model_error"} - {branch}
-    if branch == "limit":
-        others.discard("tool_use")
-    for other in others:
-        assert not any(f'"{other}"' in line and "branch" in line for line in marked), other
+LESSON = (ROOT / "examples" / "correct_loop.py").read_text()
 
 
-def test_loop_source_is_read_from_the_engine_with_its_line_numbers():
-    from inspect import getsourcelines
+def lit_of(state: RunState, turn: int) -> tuple[list[str], dict[str, str]]:
+    """The lesson's lines lit for a turn (stripped), and the notes beside them by line."""
+    record = shown_record(state, turn)
+    ended = record is not None and state.done and record is state.records[-1]
+    source = lesson_source(record, state.result if ended else None)
+    return ([source.lines[i].strip() for i in sorted(source.marked)],
+            {source.lines[i].strip(): note for i, note in source.notes.items()})
 
-    from agent.loop import step as engine_step
-    lines, first = getsourcelines(engine_step)
-    source = view.loop_source(None)
-    assert source.lines == [line.rstrip("\n") for line in lines]
-    assert source.first_line == first
-    assert not source.marked and source.anchor is None
+
+def test_the_lesson_loop_is_the_example_file_itself():
+    source = lesson_source(None)
+    assert "\n".join(source.lines) == LESSON.rstrip("\n") and source.first_line == 1
+    assert [line.strip() for line in (source.lines[i] for i in source.marked)] == [
+        'messages = [{"role": "user", "content": task}]']
+
+
+@pytest.mark.parametrize(("name", "turn", "passes", "skips", "said"), [
+    ("add_then_answer", 1, ["reply = model.create(messages)", "result = run_tool(block)",
+                            'messages.append({"role": "user", "content": results})'],
+     ['return "".join'], {"result = run_tool(block)": "ran 1 call: add"}),
+    ("add_then_answer", 2, ['if reply["stop_reason"] == "end_turn":', 'return "".join'],
+     ["result = run_tool(block)", 'messages = [{"role"'], {}),
+    ("refusal", 1, ['if reply["stop_reason"] != "tool_use":', "return f\"stopped: {reply['stop_reason']}\""],
+     ["results = []", 'return "".join'], {}),
+    ("runaway", 40, ["result = run_tool(block)", 'return f"stopped: no answer after {max_turns} turns"'],
+     ['return "".join'], {}),
+    ("two_calls_one_reply", 1, ["result = run_tool(block)"], [],
+     {"result = run_tool(block)": "ran 2 calls: add, upper"}),
+])
+def test_a_turn_lights_the_lessons_lines_of_its_path(name, turn, passes, skips, said):
+    state, _ = scripted(name)
+    lit, notes = lit_of(state, turn)
+    for line in passes:
+        assert any(lit_line.startswith(line) for lit_line in lit), line
+    for line in skips:
+        assert not any(lit_line.startswith(line) for lit_line in lit), line
+    for line, note in said.items():
+        assert notes[line] == note
+    assert notes["for turn in range(1, max_turns + 1):"] == f"turn = {turn}"
+
+
+def test_the_values_beside_the_lines_are_the_turns_own():
+    state, _ = scripted("three_tool_chain")
+    _, notes = lit_of(state, 2)
+    sent = view.record_of_turn(state, 2).sent
+    assert notes["reply = model.create(messages)"] == f"sends {sent} messages"
+    assert notes['messages.append({"role": "assistant", "content": reply["content"]})'] == f"len(messages) = {sent + 1}"
+    assert notes['if reply["stop_reason"] == "end_turn":'] == 'stop_reason = "tool_use"'
+    assert notes['messages.append({"role": "user", "content": results})'] == f"len(messages) = {sent + 2}"
+
+
+def test_a_call_that_raised_lights_the_call_and_nothing_after_it():
+    state, model = scripted("overloaded_529", steps=2)  # turn 2's first attempt failed
+    lit, notes = lit_of(state, state.turn)
+    assert lit[-1] == "reply = model.create(messages)"
+    assert notes["reply = model.create(messages)"].endswith("raised: the call failed")
+    state, _ = scripted("runaway")
+    state.max_turns = 60
+    state.result = None
+    step(state, FakeModel(load_script("runaway"), calls=40))  # the script has run out
+    lit, notes = lit_of(state, state.turn)
+    assert state.records[-1].branch == "no_reply" and "raised: no reply to give" in notes[lit[-1]]
+
+
+def test_an_example_of_another_shape_is_shown_plain():
+    source = lesson_source(None, source="def run_agent(task, model, max_turns):\n    return model.create(task)\n")
+    assert source.lines[0].startswith("def run_agent") and not source.marked and not source.notes
+
+
+def test_the_parts_are_found_by_their_syntax_not_their_line_numbers():
+    shifted = "# a comment\n\n\n" + LESSON
+    assert find_parts(shifted).send[0] == find_parts(LESSON).send[0] + 3
 
 
 def test_live_reply_shows_text_and_tool_input_as_they_stream():
@@ -176,6 +228,12 @@ def test_scrub_blanks_the_key_and_md_escape_keeps_text_as_written():
     assert view.scrub("bad key sk-ant-123456 refused", "sk-ant-123456") == "bad key ••• refused"
     assert view.scrub("nothing here", "") == "nothing here"
     assert view.md_escape("2 + 3 is *5*.") == "2 \\+ 3 is \\*5\\*\\."
+
+
+def test_a_web_address_in_a_message_is_shown_as_code_not_a_broken_link():
+    said = view.md_escape("APIConnectionError: Connection error to http://127.0.0.1:9. Try (https://a.b/c_d)")
+    assert "`http://127.0.0.1:9`\\." in said and "`https://a.b/c_d`\\)" in said
+    assert "127\\." not in said
 
 
 def test_settings_of_a_run_are_what_it_started_with():
@@ -194,18 +252,21 @@ def _visible(markup: str) -> str:
 
 
 def test_highlight_colours_the_code_without_changing_a_character():
-    source = view.loop_source("answer")
+    source = lesson_source(None)
     lines = highlight(source.lines)
     assert [_visible(line) for line in lines] == source.lines
-    assert '<span class="ls-kw">def</span>' in lines[0]
-    assert '<span class="ls-def">step</span>' in lines[0]
+    defining = next(line for line in lines if "run_agent" in line)
+    assert '<span class="ls-kw">def</span>' in defining and '<span class="ls-def">run_agent</span>' in defining
 
 
-def test_source_html_lights_the_branch_and_notes_the_turn():
-    markup = source_html(view.loop_source("answer"), "turn 2")
-    assert markup.count("ls-lit") == len(view.loop_source("answer").marked)
-    assert "◀ turn 2" in markup
-    assert markup.count("ls-anchor") == 1
+def test_source_html_lights_the_lines_and_sets_each_value_beside_its_line():
+    state, _ = scripted("add_then_answer")
+    source = lesson_source(shown_record(state, 2), state.result)
+    markup = source_html(source, "")
+    assert markup.count("ls-lit") == len(source.marked)
+    assert markup.count("ls-here") == len(source.notes) and "◀ returns &quot;2 + 3 is 5.&quot;" in markup
+    legacy = source_html(view.LoopSource(["a", "b"], 7, frozenset({1}), 1), "here")  # the exercise's use
+    assert "◀ here" in legacy and legacy.count("ls-anchor") == 1 and ">8<" in legacy
 
 
 def test_message_cards_escape_what_the_model_wrote():
@@ -246,8 +307,11 @@ def test_every_builtin_script_can_be_summarised(name):
 
 def test_builtin_scripts_are_all_there_with_the_reference_first_to_hand():
     scripts = view.builtin_scripts()
-    assert list(scripts) == builtin_names()
-    assert scripts[view.REFERENCE_SCRIPT].task == "What is 2 + 3?"
+    assert sorted(scripts) == sorted(builtin_names())
+    assert list(scripts)[0] == view.REFERENCE_SCRIPT and scripts[view.REFERENCE_SCRIPT].task == "What is 2 + 3?"
+    titles = [script.title.lower() for script in scripts.values()][1:]
+    assert titles == sorted(titles)  # the rest by title, as a person reads the list
+    assert all(script.title != name for name, script in scripts.items())  # a title is words, not a file name
 
 
 def test_a_broken_builtin_script_is_left_out(tmp_path, monkeypatch):
@@ -278,11 +342,15 @@ def test_real_model_is_built_from_the_settings_with_the_key_kept_out_of_sight():
     assert "secret" not in repr(model)
 
 
-def test_the_runs_total_usage_sums_every_reply():
-    state, _ = scripted("thinking_then_answer")
-    assert view.run_usage_line(state) == "In total, over 1 reply: 230 input tokens · 12 output tokens"
+def test_the_runs_total_usage_sums_every_reply_and_says_how_many_reported_it():
+    state, _ = scripted("thinking_then_answer")  # two replies; only the second carries usage
+    assert view.run_usage_line(state) == ("In total, over the 1 of 2 replies that reported usage: 230 input tokens "
+                                          "· 12 output tokens")
     priced = view.run_usage_line(state, "claude-haiku-4-5")
-    assert priced.startswith("In total, over 1 reply: 230 input tokens · 12 output tokens · about $0.0")
+    assert priced.endswith("230 input tokens · 12 output tokens · about $0.0003")
+    toy = RunState("What is 2 + 3?")
+    run_to_end(toy, ToyModel())
+    assert view.run_usage_line(toy).startswith("In total, over 2 replies: ")
     fresh, _ = scripted("add_then_answer", steps=1)  # the first reply carries no usage
     assert view.run_usage_line(fresh) is None
 
@@ -293,3 +361,20 @@ def test_the_api_key_comes_from_the_field_then_the_environment_then_secrets():
     assert view.find_api_key("", {"ANTHROPIC_API_KEY": "env"}, secrets) == ("env", "ANTHROPIC_API_KEY")
     assert view.find_api_key("", {}, secrets) == ("from-secrets", "st.secrets")
     assert view.find_api_key("", {}, {}) == ("", "")
+
+
+def test_a_recorded_script_says_where_it_came_from_in_words():
+    state, _ = scripted("add_then_answer")
+    assert view.recorded_about(state, "the script “Add two numbers, then answer”") == (
+        "Recorded on the page from a run of the script “Add two numbers, then answer”: 2 replies, and it finished.")
+    state, _ = scripted("add_then_answer", steps=1)
+    assert view.recorded_about(state, "the toy model").endswith("1 reply, and it stopped after turn 1.")
+
+
+def test_the_outcome_says_who_refused_a_request_and_when_a_script_ran_out():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")))
+    run_to_end(state, model)
+    assert state.records[-1].branch == "no_reply"
+    said = view.outcome(state)
+    assert said.kind == "stopped" and said.headline.startswith("stopped: the script 'test' has 1 reply")
+    assert "the run ends here" in said.note

@@ -1,7 +1,7 @@
-"""The sandbox view's tabs: the run (graph, console, one turn's request and reply), the loop, the messages, the export.
+"""The sandbox view's views: the run (graph, console, one turn's request and reply), the loop, the messages, the export.
 
-Imported by `views/sandbox.py`, which draws only the open tab. Everything here
-reads the run and the session's settings; nothing changes the run.
+Imported by `views/sandbox.py`, which draws only the view picked. Everything
+here reads the run and the session's settings; nothing changes the run.
 """
 
 from __future__ import annotations
@@ -12,87 +12,117 @@ from typing import Any
 import streamlit as st
 
 from agent.loop import RunState, console_lines
+from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import view
 from agent.page.graph import loop_diagram, run_graph
-from agent.page.html_cards import message_html, messages_html, source_html
-from agent.real import script_json
+from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
+from agent.page.lesson_loop import lesson_source, shown_record
+from agent.real import record_script
 from agent.scripts import ScriptError
 from agent.summary import message_line
+from agent.toy import TOY_MODEL_NAME
 
 # The run graph draws this many latest turns and folds earlier ones into one node: the browser lays the
 # graph out again on every Step, at a cost that grows with its size (bench/page_step.py measures it).
-GRAPH_TURNS = 8
-CARD_TURNS = 3  # the Messages tab draws the latest turns as cards, older ones as one line a message
+GRAPH_TURNS = 5
+CARD_TURNS = 3  # the Messages view draws the latest turns as cards, older ones as one line a message
+VIEWS = ["Run", "The loop", "Messages", "Export"]
 ss = st.session_state
+
+
+def model_name() -> str:
+    """The model the run's requests name: the real model's, the toy's, or the FakeModel's own."""
+    return {"Real": ss.get("real_model", ""), "Toy": TOY_MODEL_NAME}.get(ss.run_model, "fake")
+
+
+def priced_model() -> str:
+    return ss.get("real_model", "") if ss.run_model == "Real" else ""
 
 
 def run_view(run: RunState, shown: RunState, turn: int) -> None:
     left, right = st.columns([5, 6], gap="large")
     with left:
-        title_at, switch_at = st.columns([3, 2], vertical_alignment="bottom")
-        title_at.markdown("##### Run graph")
-        whole = switch_at.toggle("every turn", key="whole_graph",
-                                 help=f"Draw every turn, not only the latest {GRAPH_TURNS}.")
-        with st.container(height=640, border=False, autoscroll=True):  # the newest turn stays in view
-            st.graphviz_chart(run_graph(shown, None if whole else GRAPH_TURNS))
+        whole = st.toggle("Every turn", key="whole_graph",
+                          help=f"Draw the run graph's every turn from the task down, not only the latest "
+                               f"{GRAPH_TURNS}.")
+        # The box scrolls rather than shrink the graph. With every turn drawn it stays at the top, where the
+        # turns the toggle brought back are; otherwise it follows the newest turn.
+        # A box of its own for each setting: switching starts it scrolled to the top, not where the other was.
+        with st.container(height=640, border=False, autoscroll=not whole,
+                          key="run_graph_box_whole" if whole else "run_graph_box"):
+            st.graphviz_chart(run_graph(shown, None if whole else GRAPH_TURNS, next_step=shown is run))
     with right:
         st.markdown("##### Console")
         with st.container(height=190 if shown.turn > 6 else "content", border=False, autoscroll=True):
-            st.code("\n".join(console_lines(shown)), language=None, wrap_lines=True)
-        total = view.run_usage_line(shown, ss.get("real_model", "") if ss.run_model == "Real" else "")
+            st.code("\n".join(console_lines(shown, returned=False)), language=None, wrap_lines=True)
+        total = view.run_usage_line(shown, priced_model())
         if total:
             st.caption(total)
-        st.markdown(f"##### Turn {turn}" if turn else "##### Before the first turn")
         turn_details(run, turn)
 
 
 def turn_details(run: RunState, turn: int) -> None:
-    """The exact request a turn sent and the reply that came back."""
+    """The exact request a turn sent and the reply that came back, under the turn's heading."""
+    heading = f"##### Turn {turn}\n\n" if turn else "##### Before the first turn\n\n"
     if turn == run.turn and run.error:  # attempts at the next turn that have failed so far
         tries = len(view.failed_attempts(run, turn + 1))
         st.caption(f"The request for turn {turn + 1} has failed {tries} time{'s' if tries != 1 else ''} so far.")
     record = view.record_of_turn(run, turn)
     if record is None:
-        st.markdown("No turn has gone through yet. **Step** sends the first request: the task, alone.")
+        if run.records:  # looking back at the start of a run that has gone on
+            st.markdown(heading + "The state before turn 1: `messages` held the task, alone, and turn 1 sent it.")
+        else:
+            st.markdown(heading + "No turn has gone through yet. **Step** sends the first request: the task, alone.")
         st.html(message_html(run.messages[0], 0))
         return
     for attempt in view.failed_attempts(run, turn):
         st.error(f"Attempt at turn {turn} failed first: {attempt.error}. It was not counted; the next Step "
                  "tried again.", icon=":material/replay:")
-    request = run.request(record)
-    st.markdown(f"**Turn {turn} sent** {record.sent} message{'s' if record.sent != 1 else ''} · "
+    request = view.request_sent(run, record, model_name())
+    st.markdown(f"{heading}**Turn {turn} sent** {record.sent} message{'s' if record.sent != 1 else ''} · "
                 f"{view.request_size(request):,} bytes · max_tokens {request['max_tokens']} · tools: "
                 f"{', '.join(run.tool_names) or 'none'}")
     show_json_lazily("The exact request (JSON)", request, f"request{turn}")
-    if record.reply is None:
-        st.error(record.error or "No reply came back.", icon=":material/block:")
+    if record.reply is None:  # the run's outcome above says why, in full: not twice
+        why = "the model had no reply to give" if record.branch == "no_reply" else "the request was refused"
+        st.markdown(f"**No reply came back**: {why}, and the run ended here (the notice above says why).")
         return
     st.markdown(f"**The reply came back** with stop_reason `{record.reply.get('stop_reason')}`, and the loop "
                 f"{view.BRANCH_WORDS.get(record.branch, record.branch)}.")
-    usage = view.usage_line(record.usage, ss.get("real_model", "") if ss.run_model == "Real" else "")
-    st.caption(f"Usage: {usage} · the model took {record.model_seconds * 1000:.0f} ms")  # the turn's cost line
+    st.caption(turn_cost_line(record))
     added = view.added_by_turn(run, turn)
     st.html(messages_html(run.messages[added.start:added.stop], added.start, added, f"new in turn {turn}"))
     show_json_lazily("The reply as it came back (JSON)", record.reply, f"reply{turn}")
+
+
+def turn_cost_line(record) -> str:
+    """A turn's usage and time, in words that fit the model: a script's reply may carry no usage, and takes no time."""
+    if ss.run_model == "Fake":
+        usage = view.usage_line(record.usage) if record.usage else "the script gives this reply no usage"
+        return f"Usage: {usage} · a script answers at once"
+    usage = view.usage_line(record.usage, priced_model())
+    if ss.run_model == "Toy":
+        return f"Usage: {usage} (the toy's estimate: about four characters a token)"
+    return f"Usage: {usage} · the model took {record.model_seconds * 1000:.0f} ms"
 
 
 def show_json_lazily(label: str, value: Any, key: str) -> None:
     box = st.expander(label, key=f"json_{key}", on_change="rerun")
     if box.open:
         with box:
-            st.code(json.dumps(value, indent=2, ensure_ascii=False), language="json")
+            st.code(json.dumps(value, indent=2, ensure_ascii=False), language="json", wrap_lines=True)
 
 
-def loop_view(shown: RunState) -> None:
-    branch = view.latest_branch(shown)
-    diagram_at, code_at = st.columns([5, 7], gap="medium")
-    with diagram_at:
-        st.caption("The cycle, with the path of the latest turn lit.")
-        st.graphviz_chart(loop_diagram(branch))
-    with code_at:
-        st.caption("The loop's own code, `agent.loop.step`, with the branch the latest turn took marked.")
-        note = f"turn {shown.records[-1].turn}" if shown.records else ""
-        st.html(source_html(view.loop_source(branch), note))
+def loop_view(shown: RunState, turn: int) -> None:
+    """The lesson's loop with the turn's lines lit, then the same turn round the cycle, each at a size to read."""
+    record = shown_record(shown, turn)
+    ended = record is not None and shown.done and record is shown.records[-1]
+    where = f"turn {record.turn}" if record else "before the first turn"
+    st.caption(f"The lesson's `run_agent` (examples/correct_loop.py), with the lines {where} went through lit and "
+               "the values they saw beside them. Below it, the same turn round the loop's cycle.")
+    st.html(source_html(lesson_source(record, shown.result if ended else None)))
+    with st.container(border=False, key="loop_diagram_box"):  # scrolls sideways rather than shrink
+        st.graphviz_chart(loop_diagram(record.branch if record else None))
 
 
 def messages_view(shown: RunState, turn: int) -> None:
@@ -100,6 +130,9 @@ def messages_view(shown: RunState, turn: int) -> None:
     new = view.added_by_turn(shown, turn)
     after = ("This is where the run ended." if shown.done else "The next request sends this whole array.")
     st.caption(f"{len(messages)} messages after turn {turn}; the ones turn {turn} added are marked. {after}")
+    if st.toggle("Beside it: the same conversation as OpenAI's Chat Completions would carry it", key="openai_side"):
+        chat_completions_view(shown, new)
+        return
     cut = view.first_card(shown, turn, CARD_TURNS)
     st.html(message_html(messages[0], 0))
     if cut > 1:
@@ -112,6 +145,14 @@ def messages_view(shown: RunState, turn: int) -> None:
     show_json_lazily("The whole array, exactly as sent (JSON)", messages, "messages")
 
 
+def chat_completions_view(shown: RunState, new: range) -> None:
+    """Row by row: this API's message on the left, what Chat Completions carries instead on the right."""
+    rows = "\n".join(f"| {what} | {here} | {there} |" for what, here, there in DIFFERENCES)
+    st.markdown(f"| | Messages API (this page) | Chat Completions |\n|---|---|---|\n{rows}")
+    stop = shown.records[-1].reply.get("stop_reason") if shown.records and shown.records[-1].reply else None
+    st.html(chat_pairs_html(side_by_side(shown.messages, shown.system), new, stop))
+
+
 def export_view(run: RunState) -> None:
     st.caption("Everything the page shows, as files.")
     st.download_button("Messages (JSON)", lambda: json.dumps(run.messages, indent=2, ensure_ascii=False),
@@ -122,10 +163,17 @@ def export_view(run: RunState) -> None:
     st.download_button("Run graph (DOT)", lambda: run_graph(run).source, file_name="run-graph.dot",
                        mime="text/vnd.graphviz", on_click="ignore", icon=":material/download:")
     try:
-        script = script_json(run)
+        script = json.dumps(record_script(run, about=recorded_about(run)).to_dict(), indent=2) + "\n"
     except ScriptError as exc:  # e.g. no reply yet: nothing to replay
         st.caption(f"The run as a FakeModel script: {exc}.")
         return
     st.download_button("This run as a FakeModel script (JSON): replays it offline, without the key", script,
                        file_name="recorded-run.json", mime="application/json", on_click="ignore",
                        icon=":material/download:")
+
+
+def recorded_about(run: RunState) -> str:
+    """What a script recorded on the page says about where it came from."""
+    source = {"Fake": f"the script “{ss.fake.script.title}”", "Toy": "the toy model",
+              "Real": f"the real model {ss.get('real_model', '')}"}.get(ss.run_model, "a model")
+    return view.recorded_about(run, source)

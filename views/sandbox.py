@@ -2,7 +2,9 @@
 
 A page script of `sandbox_app.py`'s navigation. Every turn it shows is
 `agent.loop.step`; the sidebar holds the model, the script and the agent's
-settings, the main area the step row and the tabs (`views/run_tabs.py`).
+settings, the main area the task, the view picker, the step row and the view
+(`views/run_tabs.py`). A Step reruns only the fragment below the picker, and
+draws as few elements as it can: the browser's work grows with each one.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from agent.page import view
 from agent.real import DEFAULT_MODEL
 from agent.scripts import Script, ScriptError, parse_script_text
 from agent.tools import TOOLS
-from views.run_tabs import export_view, loop_view, messages_view, run_view
+from agent.toy import CAN_DO, EXAMPLE_TASKS, ToyModel
+from views.run_tabs import VIEWS, export_view, loop_view, messages_view, run_view
 
 ss = st.session_state
+MODELS = {"Fake": "Script", "Toy": "Toy", "Real": "Real"}  # the Model switch: its values and what it says
 builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared by every session
 
 
@@ -46,6 +50,7 @@ def start_run() -> None:
     settings = settings_in_controls()
     ss.run = RunState(settings.pop("task"), **settings)
     ss.fake = FakeModel(scripts()[ss.script])  # holds the run's place in the script
+    ss.toy = ToyModel()  # checks the run's requests as one conversation
     ss.run_model = ss.model_choice
     ss.look_back = 0
 
@@ -59,14 +64,33 @@ def on_script_picked() -> None:
     start_run()
 
 
+def on_model_picked() -> None:
+    """A run belongs to one model: switching it starts a new run, so nothing of the old model's run lingers.
+
+    The toy starts with every tool: each of its patterns needs one (take one away and it says so).
+    """
+    if ss.model_choice == "Toy":
+        ss.tools = list(TOOLS)
+    start_run()
+
+
+def on_example_picked() -> None:
+    """An example task goes into the task box and starts a new run with it."""
+    if ss.toy_example:
+        ss.task = ss.toy_example
+        start_run()
+
+
 def on_file_loaded() -> None:
-    file = ss.upload
+    file = ss[upload_key()]
     if file is None:
         return
     try:
         script = parse_script_text(file.getvalue(), name=Path(file.name).stem, source=file.name)
-    except ScriptError as exc:  # the run on screen stays as it is
-        ss.load_error = str(exc)
+    except ScriptError as exc:  # the run on screen stays as it is, and the uploader lets the file go
+        ss.load_error = (f"{exc}\n\n{file.name} was not loaded: the run still plays "
+                         f"“{scripts()[ss.script].title}”.")
+        ss.uploads += 1  # a new uploader, empty: a refused file must not look as if it were in use
         return
     ss.load_error = None
     name = f"{script.name} (your file)"
@@ -79,8 +103,8 @@ def start_session() -> None:
     """The first visit of this session: the reference script, ready to step."""
     if "run" in ss:
         return
-    ss.uploaded, ss.load_error, ss.flash = {}, None, None
-    ss.script, ss.model_choice, ss.max_tokens = view.REFERENCE_SCRIPT, "Fake", MAX_TOKENS
+    ss.uploaded, ss.load_error, ss.flash, ss.uploads = {}, None, None, 0
+    ss.script, ss.model_choice, ss.max_tokens, ss.tab = view.REFERENCE_SCRIPT, "Fake", MAX_TOKENS, "Run"
     put_script_in_controls(scripts()[ss.script])
     start_run()
 
@@ -93,10 +117,17 @@ def api_key() -> tuple[str, str]:
     return view.find_api_key(ss.get("api_key", ""), os.environ, st.secrets)
 
 
+def upload_key() -> str:
+    """The uploader's key: a new key is a new, empty uploader, which is how a refused file is let go of."""
+    return f"upload{ss.uploads}" if ss.uploads else "upload"
+
+
 def model_for_this_run(live: Any, send_anyway: bool = False) -> Model | None:
-    """The FakeModel of this run, or a real model streaming into `live`; None (with a message) if it cannot be."""
+    """The run's FakeModel or ToyModel, or a real model streaming into `live`; None (with a message) if it cannot be."""
     if ss.run_model == "Fake":
         return ss.fake
+    if ss.run_model == "Toy":
+        return ss.toy
     preview = view.LiveReply()
 
     def show(event: dict[str, Any]) -> None:
@@ -123,11 +154,18 @@ def take_step(live: Any, to_the_end: bool = False, send_anyway: bool = False) ->
     model = model_for_this_run(live, send_anyway)
     if model is None:
         return
-    with st.spinner("Running to the end…" if to_the_end else "Asking the model…"):
+
+    def go() -> None:
         if to_the_end:
             run_to_end(ss.run, model)
         else:
             step(ss.run, model)
+
+    if live is None:  # a script or the toy answers at once: no spinner to draw and take away again
+        go()
+    else:
+        with st.spinner("Running to the end…" if to_the_end else "Asking the model…"):
+            go()
     ss.look_back = ss.run.turn
 
 
@@ -136,10 +174,15 @@ def take_step(live: Any, to_the_end: bool = False, send_anyway: bool = False) ->
 
 def sidebar() -> None:
     with st.sidebar:
-        st.radio("Model", ["Fake", "Real"], key="model_choice", horizontal=True,
-                 help="Fake plays a script offline. Real asks a model through the anthropic SDK.")
+        st.radio("Model", list(MODELS), key="model_choice", horizontal=True, format_func=MODELS.get,
+                 on_change=on_model_picked,
+                 help="Script: a FakeModel plays a script offline. Toy: a few patterns read the task, offline. "
+                      "Real: a model through the anthropic SDK. Switching starts a new run.")
         if ss.model_choice == "Fake":
             script_settings()
+        elif ss.model_choice == "Toy":
+            st.caption(CAN_DO + " Anything else gets a polite answer saying so.")
+            st.pills("Examples to try", EXAMPLE_TASKS, key="toy_example", on_change=on_example_picked)
         else:
             real_settings()
         st.subheader("The agent")
@@ -148,6 +191,9 @@ def sidebar() -> None:
         st.number_input("Turn limit", min_value=1, max_value=500, step=1, key="max_turns")
         st.number_input("max_tokens", min_value=1, max_value=128_000, step=256, key="max_tokens",
                         help="The most tokens one reply may have.")
+        if ss.model_choice == "Fake":
+            st.caption("A script's replies are written in advance: max_tokens goes out with each request but "
+                       "cannot shorten them. The toy and a real model keep to it.")
         st.text_area("System prompt", key="system", height=90)
 
 
@@ -155,8 +201,9 @@ def script_settings() -> None:
     available = scripts()
     st.selectbox("Script", list(available), key="script", on_change=on_script_picked,
                  format_func=lambda name: available[name].title)
-    st.caption(available[ss.script].about or "")
-    st.file_uploader("Load a script", type=["json"], key="upload", on_change=on_file_loaded,
+    picked = available[ss.script]  # the title in full, as a long one is cut off in the box
+    st.caption(f"**{view.md_escape(picked.title)}**. {view.md_escape(picked.about or '')}")
+    st.file_uploader("Load a script", type=["json"], key=upload_key(), on_change=on_file_loaded,
                      help="A FakeModel script file (JSON): see scripts/ for examples.")
     if ss.load_error:
         st.error(ss.load_error, icon=":material/error:")
@@ -180,33 +227,41 @@ def real_settings() -> None:
 # ---------------------------------------------------------------- the main area
 
 
+def task_box() -> None:
+    """The task, and what the chosen model makes of it. Outside the fragment: a Step does not redraw them."""
+    st.text_area("Task", key="task", height=68)
+    if ss.model_choice == "Fake":
+        st.caption(f"The FakeModel plays the script “{view.md_escape(scripts()[ss.script].title)}” reply by "
+                   "reply. It does not read the task: to have a typed task answered offline, pick Toy.")
+    elif ss.model_choice == "Toy":
+        st.caption("The toy model reads the task with a few fixed patterns (sums, word counts, the note files, "
+                   "shouting). It is not a language model: it shows the loop working on what you typed.")
+    else:
+        st.caption("The real model reads the task and answers it: each Step is one request, paid in tokens.")
+
+
 @st.fragment
 def sandbox_main() -> None:
     """Everything that changes when the loop steps; a Step reruns only this."""
     if settings_changed() and not ss.run.records:
         start_run()  # nothing has happened yet, so the new settings simply apply
-    st.text_area("Task", key="task", height=68)
-    if ss.model_choice == "Fake":
-        st.caption(f"The FakeModel plays the script “{scripts()[ss.script].title}” reply by reply. It does not "
-                   "read the task: change the task and the replies stay the same.")
-    else:
-        st.caption("The real model reads the task and answers it: each Step is one request, paid in tokens.")
-    step_at, run_at, reset_at, status_at = st.columns([1.1, 1.3, 1, 5], vertical_alignment="center")
-    stepped = step_at.button("Step", type="primary", icon=":material/skip_next:", width="stretch")
-    ran = run_at.button("Run to end", icon=":material/fast_forward:", width="stretch")
-    reset_at.button("Reset", icon=":material/restart_alt:", on_click=start_run, width="stretch")
-    live = st.empty()  # a real model's reply streams here while it is written
+    with st.container(horizontal=True, vertical_alignment="center", key="step_row"):
+        stepped = st.button("Step", type="primary", icon=":material/skip_next:")
+        ran = st.button("Run to end", icon=":material/fast_forward:")
+        st.button("Reset", icon=":material/restart_alt:", on_click=start_run)
+    live = st.empty() if ss.run_model == "Real" else None  # a real model's reply streams here while it is written
     if stepped or ran:
         take_step(live, to_the_end=ran)
-        live.empty()
+        if live is not None:
+            live.empty()
     run = ss.run
-    status_at.progress(min(run.turn / run.max_turns, 1.0), text=view.run_summary(run))
+    st.progress(min(run.turn / run.max_turns, 1.0), text=view.run_summary(run))
     # Notices and the slider come and go; in fixed slots they never shift what is drawn below them, so the
     # browser updates the graph in place instead of building it anew.
     with st.container():
         show_flash()
         outcome = show_outcome(run)
-        if ss.run_model == "Real" and outcome and outcome.kind == "bad_request":
+        if ss.run_model == "Real" and outcome and outcome.kind == "bad_request" and run.records[-1].refused_unsent:
             if st.button("Send it to the model anyway", icon=":material/send:",
                          help="The check refused this request before it left. Send it as it is, to see what "
                               "the service itself answers."):
@@ -219,19 +274,15 @@ def sandbox_main() -> None:
     with st.container():
         turn = look_back(run)
     shown = view.snapshot(run, turn)
-    run_tab, loop_tab, messages_tab, export_tab = st.tabs(["Run", "The loop", "Messages", "Export"], key="tab",
-                                                          on_change="rerun")
-    if run_tab.open:  # only the open tab is built: a late Step costs what an early one does
-        with run_tab:
+    picked = ss.get("tab") or VIEWS[0]
+    with st.container(key="view_area"):  # its columns wrap under each other on a narrow page (PAGE_CSS)
+        if picked == "Run":
             run_view(run, shown, turn)
-    if loop_tab.open:
-        with loop_tab:
-            loop_view(shown)
-    if messages_tab.open:
-        with messages_tab:
+        elif picked == "The loop":
+            loop_view(shown, turn)
+        elif picked == "Messages":
             messages_view(shown, turn)
-    if export_tab.open:
-        with export_tab:
+        else:
             export_view(run)
 
 
@@ -264,11 +315,10 @@ def look_back(run: RunState) -> int:
     if run.turn == 0:
         return 0
     ss.look_back = min(ss.get("look_back", run.turn), run.turn)
-    slider_at, note_at = st.columns([3, 2], vertical_alignment="bottom")
-    turn = slider_at.slider("Look back: the state after turn", 0, run.turn, key="look_back")
+    turn = st.slider("Look back: the state after turn", 0, run.turn, key="look_back")
     if turn < run.turn:
-        note_at.caption(f"Looking back at turn {turn} of {run.turn}. Step and Run to end carry on from turn "
-                        f"{run.turn}.")
+        st.caption(f"Looking back at turn {turn} of {run.turn}. Step and Run to end carry on from turn "
+                   f"{run.turn}.")
     return turn
 
 
@@ -280,6 +330,9 @@ def sandbox_view() -> None:
     st.title("Loop Sandbox")
     st.caption("An agent loop, one turn at a time: each request, each reply, each tool call, and the messages "
                "array growing.")
+    task_box()
+    # A picker, not st.tabs: only the view picked is sent to the browser, and picking one reruns the page.
+    st.segmented_control("View", VIEWS, key="tab", label_visibility="collapsed", required=True)
     sandbox_main()
 
 

@@ -35,6 +35,8 @@ STYLES = {
     "earlier": ("#f8f9fa", "#adb5bd"),
 }
 LIT_FILL, LIT_LINE, LAST_FILL = "#fff3bf", "#f08c00", "#ffd43b"
+# The parts of the cycle a turn did not go through: quieter than the lit path, still easy to read.
+QUIET_INK, QUIET_LINE = "#3e4c59", "#9aa5b1"
 
 
 def _label(*lines: str) -> str:
@@ -66,13 +68,18 @@ def _call_nodes(graph: graphviz.Digraph, record: TurnRecord, ask: str) -> list[s
 
 def _outcome_node(graph: graphviz.Digraph, state: RunState, record: TurnRecord) -> tuple[str, str]:
     kind = record.branch if record.branch in ("answer", "limit", "bad_request") else "stopped"
-    title = {"answer": "answer", "limit": "turn limit", "bad_request": "bad request"}.get(kind, "stopped")
+    title = {"answer": "answer", "limit": "turn limit", "bad_request": "bad request",
+             "no_reply": "no reply"}.get(record.branch, "stopped")
     _node(graph, "outcome", _label(title, clip(state.result or "", 48)), kind, state.result or "", penwidth="2")
     return "outcome", kind
 
 
-def run_graph(state: RunState, last_turns: int | None = None) -> graphviz.Digraph:
-    """ask -> tool calls -> ask ... -> outcome; with `last_turns`, earlier turns fold into one node."""
+def run_graph(state: RunState, last_turns: int | None = None, next_step: bool = True) -> graphviz.Digraph:
+    """ask -> tool calls -> ask ... -> outcome; with `last_turns`, earlier turns fold into one node.
+
+    `next_step=False` leaves out the dashed node of where the next Step goes: a run looked back at has no
+    next Step from there.
+    """
     graph = graphviz.Digraph("run", graph_attr={"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
                                                  "bgcolor": "transparent", "fontname": FONT})
     graph.attr("node", shape="box", fontname=FONT, fontsize="13", fontcolor=INK, margin="0.14,0.07", height="0.3")
@@ -101,7 +108,7 @@ def run_graph(state: RunState, last_turns: int | None = None) -> graphviz.Digrap
             tails = [name]
         record = record_of_turn(state, turn)
         if record is None:
-            if not state.done and not state.error:  # where the next Step goes
+            if next_step and not state.done and not state.error:  # where the next Step goes
                 _node(graph, ask, _label(f"ask {turn}", "next Step"), "next")
                 for tail in tails:
                     graph.edge(tail, ask, style="dashed")
@@ -134,6 +141,7 @@ CYCLE_NODES = [
     ("out_of_turns", "stopped: no answer\nafter N turns", "oval"),
     ("bad_request", "bad request", "oval"),
     ("failed", "failed: the next\nStep tries again", "oval"),
+    ("no_reply", "no reply left:\nthe run ends", "oval"),
 ]
 CYCLE_EDGES = [
     ("start", "send", ""),
@@ -148,7 +156,12 @@ CYCLE_EDGES = [
     ("limit", "out_of_turns", "reached"),
     ("send", "bad_request", "400"),
     ("send", "failed", "error"),
+    ("send", "no_reply", "none"),
 ]
+# The exits stand in a column beside the loop, not in a row under it, so the diagram stays narrow enough
+# to read at its own size: (upper, lower) pairs held one above the other by an invisible edge.
+STACKED = [("bad_request", "failed"), ("failed", "no_reply"), ("answer", "stopped")]
+SPINE = ("send", "append", "decide", "tools", "results", "limit")
 # The path each branch takes round the cycle.
 PATHS = {
     None: ["start"],
@@ -158,6 +171,7 @@ PATHS = {
     "limit": ["send", "append", "decide", "tools", "results", "limit", "out_of_turns"],
     "bad_request": ["send", "bad_request"],
     "model_error": ["send", "failed"],
+    "no_reply": ["send", "no_reply"],
 }
 
 
@@ -169,18 +183,21 @@ def loop_diagram(branch: str | None) -> graphviz.Digraph:
     last = path[-1] if path and branch != "tool_use" else (path[-2] if path else None)
     graph = graphviz.Digraph("loop", graph_attr={"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.28",
                                                   "bgcolor": "transparent"})
-    graph.attr("node", fontname=FONT, fontsize="13", style="filled", height="0.3", margin="0.1,0.04")
-    graph.attr("edge", fontname=FONT, fontsize="11", arrowsize="0.6")
+    graph.attr("node", fontname=FONT, fontsize="13", style="filled", height="0.3", margin="0.08,0.03")
+    graph.attr("edge", fontname=FONT, fontsize="13", arrowsize="0.6")
     for name, text, shape in CYCLE_NODES:
         label = _label(*text.split("\n"))
+        spine = {"group": "spine"} if name in SPINE else {}  # one group: the loop's own steps in a straight line
         if name in lit_nodes:
             fill = LAST_FILL if name == last else LIT_FILL
-            graph.node(name, label, shape=shape, fillcolor=fill, color=LIT_LINE, fontcolor=INK, penwidth="2")
+            graph.node(name, label, shape=shape, fillcolor=fill, color=LIT_LINE, fontcolor=INK, penwidth="2", **spine)
         else:
-            graph.node(name, label, shape=shape, fillcolor="#ffffff", color=LINE, fontcolor=MUTED)
+            graph.node(name, label, shape=shape, fillcolor="#ffffff", color=QUIET_LINE, fontcolor=QUIET_INK, **spine)
     for tail, head, label in CYCLE_EDGES:
         lit = (tail, head) in lit_edges
-        graph.edge(tail, head, **({"label": label} if label else {}), color=LIT_LINE if lit else LINE,
-                   fontcolor=INK if lit else MUTED, penwidth="2.2" if lit else "1",
+        graph.edge(tail, head, **({"label": label} if label else {}), color=LIT_LINE if lit else QUIET_LINE,
+                   fontcolor=INK if lit else QUIET_INK, penwidth="2.2" if lit else "1",
                    style="dashed" if head == "failed" else "solid")
+    for upper, lower in STACKED:
+        graph.edge(upper, lower, style="invis")
     return graph

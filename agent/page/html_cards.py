@@ -29,7 +29,7 @@ PAGE_CSS = """
 .ls-assistant .ls-role {color: #7950f2;}
 .ls-index {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .75rem; color: #7b8794;}
 .ls-badge {font-size: .68rem; font-weight: 700; color: #8a5a00; background: #ffe066; border-radius: 999px;
-  padding: 1px 8px;}
+  padding: 1px 8px; white-space: nowrap; flex: 0 0 auto;}
 .ls-block {display: flex; gap: 8px; align-items: baseline; padding: 3px 0; border-top: 1px dashed #eef0f2;}
 .ls-head + .ls-block {border-top: none;}
 .ls-kind {flex: 0 0 auto; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .7rem;
@@ -40,14 +40,35 @@ PAGE_CSS = """
 .ls-body {white-space: pre-wrap; word-break: break-word; color: #1f2933;}
 .ls-body code {font-size: .8rem; background: #f8f9fa; padding: 1px 4px; border-radius: 4px;}
 .ls-quiet {color: #9aa5b1; font-style: italic;}
-.ls-code {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11.5px; line-height: 1.45;
-  background: #fbfcfd; border: 1px solid #e4e7eb; border-radius: 10px; padding: 8px 0; overflow-x: auto;}
-.ls-line {display: flex; white-space: pre; padding-right: 12px; border-left: 3px solid transparent;
-  width: max-content; min-width: 100%; box-sizing: border-box;}
+.ls-code {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; line-height: 1.5;
+  background: #fbfcfd; border: 1px solid #e4e7eb; border-radius: 10px; padding: 8px 0;}
+.ls-line {display: flex; flex-wrap: wrap; padding-right: 12px; border-left: 3px solid transparent;
+  box-sizing: border-box;}
+.ls-src {flex: 1 1 0; min-width: 12em; white-space: pre-wrap; overflow-wrap: anywhere;}
 .ls-line.ls-lit {background: #fff3bf; border-left-color: #f08c00;}
 .ls-line.ls-anchor {background: #ffe066;}
-.ls-ln {flex: 0 0 3.2em; text-align: right; padding-right: 1em; color: #adb5bd; user-select: none;}
-.ls-here {color: #8a5a00; font-weight: 700; padding-left: 1.5em; font-family: Helvetica, Arial, sans-serif;}
+.ls-ln {flex: 0 0 3.2em; text-align: right; padding-right: 1em; color: #7b8794; user-select: none;}
+.ls-here {color: #8a5a00; font-weight: 700; padding-left: 1em; font-family: Helvetica, Arial, sans-serif;
+  font-size: 12px; margin-left: auto; overflow-wrap: anywhere;}
+.ls-pairs {display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 8px 16px; align-items: start;}
+.ls-pairs-head {font-weight: 700; font-size: .8rem; color: #52606d;}
+.ls-oa {border: 1px solid #e4e7eb; border-left: 4px solid #10a37f; border-radius: 10px; padding: 6px 10px;
+  margin: 0 0 6px 0; background: #ffffff; font-size: .85rem;}
+.ls-oa.ls-new {background: #fffbea; box-shadow: 0 0 0 1px #ffe066;}
+.ls-oa pre {margin: 4px 0 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .78rem;}
+.ls-oa-role {font-weight: 700; text-transform: uppercase; letter-spacing: .04em; font-size: .72rem; color: #0b7a5d;}
+.ls-gap {color: #9aa5b1; font-style: italic; font-size: .8rem;}
+/* Graphs keep the size they were laid out at, and their box scrolls, rather than shrink to unreadable text. */
+[data-testid="stGraphVizChart"] svg {max-width: none !important;}
+[data-testid="stGraphVizChart"] svg text {font-size: 13px !important;}
+[class*="st-key-run_graph_box"], .st-key-loop_diagram_box {overflow: auto;}
+[class*="st-key-run_graph_box"] [data-testid="stVerticalBlock"],
+  .st-key-loop_diagram_box [data-testid="stVerticalBlock"] {width: max-content; min-width: 100%;}
+/* Side-by-side columns of the views wrap under each other when the page is too narrow for both. */
+.st-key-view_area [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) {flex-wrap: wrap;}
+.st-key-view_area [data-testid="stColumn"] {min-width: min(100%, 340px);}
+/* Buttons keep their words on narrow screens: they wrap onto a new row instead of losing them. */
+.st-key-step_row button p {white-space: nowrap;}
 .ls-kw {color: #cf222e;} .ls-str {color: #0a3069;} .ls-com {color: #6e7781; font-style: italic;}
 .ls-num {color: #0550ae;} .ls-def {color: #8250df; font-weight: 600;}
 </style>
@@ -160,7 +181,40 @@ def source_html(source: LoopSource, note: str = "") -> str:
     rows = []
     for i, line_html in enumerate(highlight(source.lines)):
         classes = "ls-line" + (" ls-lit" if i in source.marked else "") + (" ls-anchor" if i == source.anchor else "")
-        here = f'<span class="ls-here">◀ {_e(note)}</span>' if note and i == source.anchor else ""
+        said = [note] if note and i == source.anchor else []
+        said += [source.notes[i]] if i in source.notes else []
+        here = "".join(f'<span class="ls-here">◀ {_e(words)}</span>' for words in said)
         rows.append(f'<div class="{classes}"><span class="ls-ln">{source.first_line + i}</span>'
-                    f"<span>{line_html or ' '}</span>{here}</div>")
+                    f'<span class="ls-src">{line_html or " "}</span>{here}</div>')
     return f'<div class="ls-code">{"".join(rows)}</div>'
+
+
+def _chat_card(message: dict[str, Any], new: bool) -> str:
+    shown = {k: v for k, v in message.items() if k != "role"}
+    return (f'<div class="ls-oa{" ls-new" if new else ""}"><span class="ls-oa-role">{_e(message.get("role"))}</span>'
+            f"<pre>{_e(json.dumps(shown, indent=1, ensure_ascii=False))}</pre></div>")
+
+
+def chat_pairs_html(pairs: list[Any], new: range, stop_reason: str | None = None) -> str:
+    """Two columns: each message of this API beside the Chat Completions messages that carry the same.
+
+    `pairs` are `agent.openai_format.Pair`s; `new` marks the messages the shown turn added; `stop_reason`, the
+    latest reply's, is set beside the `finish_reason` Chat Completions would say.
+    """
+    from agent.openai_format import finish_reason
+
+    cells = ['<div class="ls-pairs-head">Messages API: what this loop sends</div>',
+             '<div class="ls-pairs-head">Chat Completions: the same conversation</div>']
+    for pair in pairs:
+        if pair.index is None:
+            left = '<div class="ls-gap">system: a parameter of the request, not a message</div>'
+        else:
+            left = message_html(pair.anthropic, pair.index, "new" if pair.index in new else "")
+        fresh = pair.index is not None and pair.index in new
+        cells += [left, "".join(_chat_card(m, fresh) for m in pair.openai)
+                  or '<div class="ls-gap">nothing: Chat Completions has no place for these blocks</div>']
+    if stop_reason:
+        said = finish_reason(stop_reason)
+        cells += [f'<div class="ls-gap">the latest reply: stop_reason "{_e(stop_reason)}"</div>',
+                  f'<div class="ls-gap">finish_reason {_e(json.dumps(said))}</div>']
+    return f'<div class="ls-pairs">{"".join(cells)}</div>'

@@ -8,14 +8,12 @@ outcome said in words? Everything here reads a `RunState` and never changes it.
 
 from __future__ import annotations
 
-import ast
-import inspect
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent import loop
 from agent.loop import RunState, TurnRecord
 from agent.real import cost_estimate, run_usage, total_input
 from agent.scripts import Script, ScriptError, builtin_names, load_script
@@ -36,19 +34,25 @@ STOP_NOTES = {
 BRANCH_WORDS = {"answer": "returned the answer", "tool_use": "ran the tool calls and appended their results",
                 "limit": "ran the tool calls, then stopped at the turn limit",
                 "stopped": "stopped without running anything"}
+NO_REPLY_NOTE = ("The model had no reply to give (a script that has run out of replies), so trying again cannot "
+                 "help: the run ends here. A script plays only the replies written in it.")
 UNKNOWN_STOP_NOTE = ("A stop reason this loop does not know. Anything other than end_turn and tool_use stops "
                      "the loop and runs nothing, so it stays safe for reasons added after it was written.")
 
 
 def builtin_scripts() -> dict[str, Script]:
-    """Every built-in script by name; a broken file is left out (`python -m agent validate` names its fault)."""
+    """Every built-in script by name: the lesson's reference run first, then by title.
+
+    A broken file is left out (`python -m agent validate` names its fault).
+    """
     scripts = {}
     for name in builtin_names():
         try:
             scripts[name] = load_script(name)
         except ScriptError:  # one broken file must not take the page down
             continue
-    return scripts
+    order = sorted(scripts, key=lambda name: (name != REFERENCE_SCRIPT, scripts[name].title.lower()))
+    return {name: scripts[name] for name in order}
 
 
 def record_of_turn(state: RunState, turn: int) -> TurnRecord | None:
@@ -120,8 +124,13 @@ def outcome(state: RunState) -> Outcome | None:
         return Outcome("limit", state.result, "The turn limit is the guard: the model kept asking for tools, "
                                               "so the loop stopped instead of running on.")
     if branch == "bad_request":
-        return Outcome("bad_request", state.result, "The request broke a rule of the Messages API, so it was "
-                                                    "refused before any model read it. The run ends here.")
+        if state.records[-1].refused_unsent:
+            return Outcome("bad_request", state.result, "The request broke a rule of the Messages API, so it was "
+                                                        "refused before any model read it. The run ends here.")
+        return Outcome("bad_request", state.result, "The service received the request and refused it with a 400: "
+                                                    "no model answered it. The run ends here.")
+    if branch == "no_reply":
+        return Outcome("stopped", state.result, NO_REPLY_NOTE)
     reason = (state.records[-1].reply or {}).get("stop_reason", "")
     return Outcome("stopped", state.result, STOP_NOTES.get(reason, UNKNOWN_STOP_NOTE))
 
@@ -146,84 +155,40 @@ def run_usage_line(state: RunState, model_name: str = "") -> str | None:
     if not usage.per_turn:
         return None
     line = usage_line(usage.total)  # priced once, below, from the per-turn sum
-    turns = len(usage.per_turn)
+    reported, replies = len(usage.per_turn), sum(r.reply is not None for r in state.records)
     cost = f" · about ${usage.cost:.4f}" if model_name and usage.cost is not None else ""
-    return f"In total, over {turns} repl{'ies' if turns != 1 else 'y'}: {line}{cost}"
+    if reported == replies:
+        return f"In total, over {replies} repl{'ies' if replies != 1 else 'y'}: {line}{cost}"
+    return f"In total, over the {reported} of {replies} replies that reported usage: {line}{cost}"
+
+
+def recorded_about(state: RunState, model_words: str) -> str:
+    """What a script recorded from a run says about where it came from; `model_words` names the model."""
+    replies = sum(r.reply is not None for r in state.records)
+    ending = "it finished" if state.done else f"it stopped after turn {state.turn}"
+    return (f"Recorded on the page from a run of {model_words}: {replies} repl{'ies' if replies != 1 else 'y'}, "
+            f"and {ending}.")
+
+
+def request_sent(state: RunState, record: TurnRecord, model_name: str) -> dict[str, Any]:
+    """The whole request body a turn sent, with the model it named first, as the API's reference writes it."""
+    return {"model": model_name, **state.request(record)}
 
 
 @dataclass(frozen=True)
 class LoopSource:
-    """The loop's own code, read from the engine, with the lines a branch goes through."""
+    """A loop's code, with lines lit and values beside them."""
 
     lines: list[str]
-    """The source of `agent.loop.step`, line by line."""
+    """The source, line by line."""
     first_line: int
-    """The line number of `lines[0]` in `agent/loop.py`."""
+    """The line number of `lines[0]` in its file."""
     marked: frozenset[int] = field(default_factory=frozenset)
-    """Indices into `lines` of the branch just taken."""
+    """Indices into `lines` of the lines lit."""
     anchor: int | None = None
-    """Index of the line that names the branch (`record.branch = ...`)."""
-
-
-def _branch_names(node: ast.Assign) -> list[str]:
-    """The branch name an assignment `record.branch = "..."` gives, if it is one."""
-    return [node.value.value for target in node.targets
-            if isinstance(target, ast.Attribute) and target.attr == "branch"
-            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)]
-
-
-def _block_lines(lines: list[str], parents: dict[ast.AST, ast.AST], node: ast.stmt) -> tuple[set[int], int]:
-    """The 1-based lines of the innermost `if`/`elif`/`else` block holding `node`, and of the `except` around it."""
-    marked = {node.lineno}
-    child, parent = node, parents.get(node)
-    while parent is not None and not isinstance(parent, ast.If | ast.FunctionDef):
-        child, parent = parent, parents.get(parent)
-    if isinstance(parent, ast.If):
-        body = parent.body if child in parent.body else parent.orelse
-        start = body[0].lineno
-        if body is parent.body:
-            header = parent.lineno
-        else:  # an `else:` has no node of its own: it is the line above its first statement
-            header = next((n for n in range(start - 1, parent.lineno, -1)
-                           if lines[n - 1].strip().startswith("else")), start)
-        marked.add(header)
-        for statement in body:
-            inner = getattr(statement, "body", None)
-            if inner and node not in ast.walk(statement):  # a test the turn passed by: its header only
-                marked |= set(range(statement.lineno, inner[0].lineno))
-            else:
-                marked |= set(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
-    handler = next((p for p in _ancestors(parents, node) if isinstance(p, ast.ExceptHandler)), None)
-    if handler is not None:
-        marked.add(handler.lineno)
-    return marked, node.lineno
-
-
-def _ancestors(parents: dict[ast.AST, ast.AST], node: ast.AST) -> list[ast.AST]:
-    found = []
-    while node in parents:
-        node = parents[node]
-        found.append(node)
-    return found
-
-
-def loop_source(branch: str | None) -> LoopSource:
-    """`agent.loop.step`'s source with the lines of `branch` marked; `limit` marks the tool_use lines too."""
-    lines, first_line = inspect.getsourcelines(loop.step)
-    lines = [line.rstrip("\n") for line in lines]
-    tree = ast.parse("\n".join(lines))
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    assignments = {name: node for node in ast.walk(tree) if isinstance(node, ast.Assign)
-                   for name in _branch_names(node)}
-    wanted = ["tool_use", "limit"] if branch == "limit" else [branch]
-    marked: set[int] = set()
-    anchor = None
-    for name in wanted:
-        if name in assignments:
-            block, anchor = _block_lines(lines, parents, assignments[name])
-            marked |= block
-    return LoopSource(lines, first_line, frozenset(n - 1 for n in marked),
-                      None if anchor is None else anchor - 1)
+    """Index of the line that the note given with the source belongs beside."""
+    notes: dict[int, str] = field(default_factory=dict)
+    """Values to show beside lines, by index into `lines` (e.g. `stop_reason = "tool_use"`)."""
 
 
 def run_summary(state: RunState) -> str:
@@ -306,8 +271,21 @@ def scrub(text: str, secret: str | None) -> str:
 
 
 MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$"
+# A web address in a message. Markdown would escape it into a broken link (`127\\.0`), so it goes in a code span.
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s`]+|\bwww\.[^\s`]+")
 
 
 def md_escape(text: str) -> str:
-    """Text that markdown shows exactly as written."""
+    """Text that markdown shows exactly as written; a web address is shown as code, never as a link."""
+    parts, at = [], 0
+    for found in _URL.finditer(text):
+        address = found.group(0).rstrip(".,;:!?)]}'\"")  # the sentence's own punctuation stays outside
+        parts.append(_escape_plain(text[at:found.start()]))
+        parts.append(f"`{address}`")
+        at = found.start() + len(address)
+    parts.append(_escape_plain(text[at:]))
+    return "".join(parts)
+
+
+def _escape_plain(text: str) -> str:
     return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in text)

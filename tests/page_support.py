@@ -1,0 +1,76 @@
+"""What the page's AppTest modules share: the page fixture and the ways to drive and read it."""
+
+import re
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE_CONSOLE = ['turn 1: add {"a": 2, "b": 3} -> 5', "result: 2 + 3 is 5.", "messages sent each turn: 1, 3"]
+
+
+def open_sandbox(monkeypatch) -> AppTest:
+    """The page, run once, with no API key in sight: what each test module's `at` fixture gives."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+
+
+def run(target) -> AppTest:
+    """Run the page after an interaction (`target` is the AppTest or the widget just used)."""
+    at = target.run()
+    assert not at.exception, [e.value for e in at.exception]  # never a Streamlit exception box
+    return at
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    return run(next(b for b in at.button if b.label == label).click())
+
+
+def console(at: AppTest) -> list[str]:
+    return next(c.value for c in at.code if "messages sent each turn" in c.value).splitlines()
+
+
+def run_graph_dot(at: AppTest) -> str:
+    return next(g.proto.spec for g in at.get("graphviz_chart") if g.proto.spec.startswith("digraph run"))
+
+
+def status(at: AppTest) -> str:
+    return at.get("progress")[0].proto.text
+
+
+def pick_script(at: AppTest, name: str) -> AppTest:
+    return run(at.selectbox(key="script").set_value(name))
+
+
+def open_tab(at: AppTest, label: str) -> AppTest:
+    at.session_state["tab"] = label
+    return run(at)
+
+
+def texts(elements) -> str:
+    return "\n".join(e.value for e in elements)
+
+
+def walk(node):
+    """Every element and block of the page."""
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from walk(child)
+
+
+def choose_real(at: AppTest, base_url: str, key: str = "") -> AppTest:
+    run(at.radio(key="model_choice").set_value("Real"))
+    run(at.text_input(key="base_url").input(base_url))
+    if key:
+        run(at.text_input(key="api_key").input(key))
+    return at
+
+
+def lesson_code(at: AppTest) -> str:
+    return next(h.proto.body for h in at.get("html") if "ls-code" in h.proto.body)
+
+
+def lit_lines(code: str) -> list[str]:
+    """The text of the lit lines of the lesson's loop, tags stripped."""
+    rows = code.split('<div class="ls-line')[1:]
+    return [re.sub(r"<[^>]+>", "", row) for row in rows if row.startswith(" ls-lit")]

@@ -1,0 +1,153 @@
+"""The page agrees with itself, and teaches: each test here is a place where it once said two things at once,
+or a part of the lesson it did not show (the toy model, the other wire format). Driven through AppTest."""
+
+import pytest
+from page_support import (
+    choose_real,
+    click,
+    console,
+    open_sandbox,
+    open_tab,
+    pick_script,
+    run,
+    run_graph_dot,
+    texts,
+    walk,
+)
+from streamlit.testing.v1 import AppTest
+
+
+@pytest.fixture
+def at(monkeypatch) -> AppTest:
+    return open_sandbox(monkeypatch)
+
+def test_an_address_in_an_error_shows_as_written_not_escaped(at):
+    from browser_support import free_port
+    choose_real(at, f"http://127.0.0.1:{free_port()}")
+    click(at, "Step")
+    error = at.error[0].value
+    assert "`http://127.0.0.1:" in error and "127\\.0" not in error
+
+
+def test_switching_back_to_the_script_after_a_failure_leaves_no_stale_notice(at):
+    from browser_support import free_port
+    choose_real(at, f"http://127.0.0.1:{free_port()}")
+    click(at, "Step")
+    assert at.error
+    run(at.radio(key="model_choice").set_value("Fake"))
+    assert not at.error and "The settings changed" not in texts(at.info)
+    assert at.session_state["run_model"] == "Fake" and at.session_state["run"].records == []
+
+
+def test_a_failed_attempt_prints_no_result_while_the_run_goes_on(at):
+    pick_script(at, "overloaded_529")
+    click(at, "Step")
+    click(at, "Step")
+    assert "Step tries turn 2 again" in at.error[0].value
+    assert not any(line.startswith("result: ") for line in console(at))
+    assert console(at)[-2] == "turn 2: model error: 529 overloaded_error: Overloaded"
+
+
+def test_a_script_that_runs_out_ends_the_run_in_words(at):
+    pick_script(at, "runaway")
+    run(at.number_input(key="max_turns").set_value(200))
+    click(at, "Run to end")
+    run_state = at.session_state["run"]
+    assert run_state.done and run_state.records[-1].branch == "no_reply" and run_state.turn == 41
+    warned = texts(at.warning)
+    assert "no reply to give" in warned and "the run ends here" in warned and "tries turn" not in warned
+    assert console(at)[-2].startswith("result: stopped: the script 'runaway' has 40 replies")
+    click(at, "Step")
+    assert "There is nothing left to step" in texts(at.info)
+
+
+def test_looking_back_to_turn_0_of_a_finished_run_says_what_it_was(at):
+    click(at, "Run to end")
+    run(at.slider(key="look_back").set_value(0))
+    shown = texts(at.markdown)
+    assert "No turn has gone through yet" not in shown and "The state before turn 1" in shown
+    assert "next Step" not in run_graph_dot(at)
+    assert at.success  # the run's answer stays said above
+
+
+def test_the_whole_graph_toggle_stops_following_the_newest_turn(at):
+    pick_script(at, "runaway")
+    for _ in range(10):
+        click(at, "Step")
+    assert graph_box(at).autoscroll and "earlier" in run_graph_dot(at)  # the newest turn in view
+    run(at.toggle(key="whole_graph").set_value(True))
+    assert "earlier" not in run_graph_dot(at) and "ask1 " in run_graph_dot(at)
+    assert not graph_box(at).autoscroll  # the box stays at the top, where the turns brought back are
+
+
+def graph_box(at: AppTest):
+    return next(node.proto for node in walk(at._tree)
+                if "-run_graph_box" in str(getattr(getattr(node, "proto", None), "id", "")))
+
+
+def test_max_tokens_is_said_not_to_shorten_a_script_and_the_toy_keeps_to_it(at):
+    run(at.number_input(key="max_tokens").set_value(1))
+    assert "cannot shorten them" in texts(at.caption)
+    run(at.radio(key="model_choice").set_value("Toy"))
+    click(at, "Run to end")
+    assert "stopped: max\\_tokens" in at.warning[0].value
+
+
+def test_usage_is_said_for_the_replies_that_carry_it(at):
+    click(at, "Step")
+    assert "the script gives this reply no usage · a script answers at once" in texts(at.caption)
+    click(at, "Step")
+    captions = texts(at.caption)
+    assert "In total, over the 1 of 2 replies that reported usage: 412 input tokens" in captions
+    assert "the model took 0 ms" not in captions
+
+
+def test_the_script_list_starts_with_the_lessons_run_and_reads_as_titles(at):
+    picker = at.selectbox(key="script")
+    assert picker.options[0] == "Add two numbers, then answer"
+    assert "pause_turn" not in picker.options
+    assert "**Add two numbers, then answer**" in texts(at.caption)  # the whole title, however long
+
+
+def test_an_empty_task_says_its_refusal_once(at):
+    run(at.text_area(key="task").input(""))
+    click(at, "Step")
+    refusal = at.session_state["run"].records[-1].error
+    said = [e.value.replace("\\", "") for e in at.error] + [m.value.replace("\\", "") for m in at.markdown]
+    assert len(at.error) == 1 and sum(refusal in text for text in said) == 1
+    assert "**No reply came back**: the request was refused" in texts(at.markdown)
+
+
+# ---- the toy model and the other wire format
+
+
+def test_the_toy_answers_a_typed_task_offline(at):
+    run(at.radio(key="model_choice").set_value("Toy"))
+    assert "not a language model" in texts(at.caption)
+    run(at.text_area(key="task").input("What is 2 + 3 and 10 + 20?"))
+    click(at, "Run to end")
+    assert console(at) == ['turn 1: add {"a": 2, "b": 3} -> 5', 'turn 1: add {"a": 10, "b": 20} -> 30',
+                           "result: 2 + 3 is 5; 10 + 20 is 30.", "messages sent each turn: 1, 3"]
+    assert "toy's estimate" in texts(at.caption)
+    open_tab(at, "Export")
+    assert len(at.get("download_button")) == 4  # the run as a script, like any other run
+
+
+def test_the_messages_view_sets_chat_completions_beside_it(at):
+    click(at, "Step")
+    open_tab(at, "Messages")
+    run(at.toggle(key="openai_side").set_value(True))
+    pairs = next(h.proto.body for h in at.get("html") if "ls-pairs" in h.proto.body)
+    assert "tool_call_id" in pairs and "&quot;arguments&quot;: &quot;{\\&quot;a\\&quot;: 2" in pairs
+    assert "finish_reason &quot;tool_calls&quot;" in pairs
+    table = texts(at.markdown)
+    assert "finish_reason" in table and "one `role: \"tool\"` message per result" in table
+
+
+def test_an_example_task_for_the_toy_goes_into_the_task_box_and_runs(at):
+    run(at.radio(key="model_choice").set_value("Toy"))
+    pills = next(e for e in at.sidebar if getattr(e, "key", None) == "toy_example")
+    run(pills.set_value("Shout good morning"))
+    assert at.text_area(key="task").value == "Shout good morning"
+    click(at, "Run to end")
+    assert console(at)[:2] == ['turn 1: upper {"text": "good morning"} -> GOOD MORNING', "result: GOOD MORNING"]
