@@ -22,8 +22,8 @@ class ScriptExhausted(Exception):
     """A request came after the script's last reply."""
 
 
-def _anthropic_error(entry: dict[str, Any]) -> Exception:
-    """The exception the SDK raises when the API answers with this error."""
+def sdk_error(entry: dict[str, Any]) -> Exception:
+    """The exception the SDK raises when the API answers with this error (a script's `error` entry)."""
     import anthropic  # only a script that injects an error pays for this import
     import httpx2
 
@@ -79,7 +79,7 @@ class FakeModel:
         entry = json.loads(self._frozen[self.calls])
         self.calls += 1
         if "error" in entry:
-            raise _anthropic_error(entry["error"])
+            raise sdk_error(entry["error"])
         reply = {"id": f"msg_fake_{self.calls:04d}", "type": "message", "role": "assistant", "model": "fake",
                  "content": entry["content"], "stop_reason": entry["stop_reason"]}
         if "usage" in entry:

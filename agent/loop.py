@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from agent.requests import RequestRejected
-from agent.tools import TOOLS, ToolRun, call_tool, tool_schemas
+from agent.tools import TOOLS, Tool, ToolRun, call_tool, tool_schemas
 
 MAX_TURNS = 40
 MAX_TOKENS = 1024
@@ -159,8 +160,12 @@ def _is_bad_request(exc: Exception) -> bool:
     return isinstance(exc, RequestRejected) or getattr(exc, "status_code", None) == 400
 
 
-def step(state: RunState, model: Model) -> TurnRecord:
-    """Run exactly one turn of the loop and return its record."""
+def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> TurnRecord:
+    """Run exactly one turn of the loop and return its record.
+
+    The tools run from `toolbox`: the built-in tools, unless a fault injected
+    on purpose (`agent.faults`) swaps one for a tool that breaks.
+    """
     if state.done:
         raise RuntimeError(f"the loop has finished: {state.result}")
     started = time.perf_counter()
@@ -192,7 +197,7 @@ def step(state: RunState, model: Model) -> TurnRecord:
         state.result = f"stopped: {stop_reason}"
     else:
         calls = [b for b in reply["content"] if b.get("type") == "tool_use"]
-        record.tool_runs = [call_tool(b, state.tool_names) for b in calls]
+        record.tool_runs = [call_tool(b, state.tool_names, toolbox) for b in calls]
         results = [run.result_block() for run in record.tool_runs]
         state.messages.append({"role": "user", "content": results})
         record.branch = "tool_use"
