@@ -11,7 +11,7 @@ from agent.hand_model import HandModel
 from agent.loop import RunState, console_lines, run_to_end, step
 from agent.real import record_script
 from agent.scripts import load_script, parse_script
-from tests.helpers import fake_run, reply, text, thinking, tool_use
+from helpers import fake_run, reply, text, thinking, tool_use
 
 
 def played_run(name: str) -> tuple[RunTree, FakeModel]:
