@@ -245,14 +245,24 @@ def run_agent(task: str, model: Model, tool_names: list[str] | None = None, syst
     return run_to_end(state, model)
 
 
-def console_lines(state: RunState) -> list[str]:
-    """What the lesson's exercise prints for this run so far: the calls, the result, the request sizes."""
-    lines = []
-    for record in state.records:
+def console_lines(state: RunState, notes: Mapping[int, str] | None = None) -> list[str]:
+    """What the lesson's exercise prints for this run so far: the calls, the result, the request sizes.
+
+    `notes` (by index into `state.records`) are words to show beside a record's
+    lines, e.g. the page marking a fault it injected; without them the lines
+    are exactly the exercise's.
+    """
+    lines, notes = [], notes or {}
+    for index, record in enumerate(state.records):
+        said = len(lines)
         if record.branch == "model_error":
             lines.append(f"turn {record.turn}: model error: {record.error}")
         lines.extend(f"turn {record.turn}: {run.name} {json.dumps(run.input, sort_keys=True)} -> {run.content}"
                      for run in record.tool_runs)
+        if index in notes:
+            if len(lines) == said:  # a turn that printed nothing of its own (it ended the run) says it by itself
+                lines.append(f"turn {record.turn}:")
+            lines[said] += f"   <- {notes[index]}"
     if state.done:
         lines.append(f"result: {state.result}")
     elif state.error:

@@ -171,3 +171,25 @@ def test_prefix_of_turn_0_is_the_task_alone():
     tree, _ = played_run("add_then_answer")
     start = prefix(tree.branch.state, 0)
     assert start.messages == [{"role": "user", "content": "What is 2 + 3?"}] and start.records == []
+
+
+def test_a_branch_whose_tool_result_was_edited_saves_without_a_promise_its_replay_cannot_keep():
+    tree, _ = played_run("three_tool_chain")
+    tree.fork(1)
+    tree.edit_tool_result(0, "7", False)
+    run_to_end(tree.branch.state, FakeModel(load_script("three_tool_chain"), calls=tree.branch.script_replies_used(1)))
+    script = record_script(tree.branch.state)
+    assert script.expected_output is None and "no expected_output" in script.about
+    plain = record_script(tree.branches[MAIN].state)
+    assert plain.expected_output == console_lines(tree.branches[MAIN].state)
+
+
+def test_the_console_marks_what_was_injected_or_edited_and_says_nothing_more_without_notes():
+    tree, _ = played_run("three_tool_chain")
+    tree.fork(1)
+    tree.edit_reply("end_turn", [{"type": "text", "text": "Stop here."}])
+    notes = {i: f"{m.kind}: {m.words}" for i, m in tree.branch.marks.items()}
+    assert console_lines(tree.branch.state, notes) == [
+        "turn 1:   <- edited: reply edited: stop_reason tool_use → end_turn, 0 tool calls, text changed",
+        "result: Stop here.", "messages sent each turn: 1"]
+    assert console_lines(tree.branch.state) == ["result: Stop here.", "messages sent each turn: 1"]
