@@ -185,7 +185,9 @@ class RunTree:
         state = prefix(branch.state, turn - 1)
         kept_marks = {i: m for i, m in branch.marks.items() if i < len(state.records)}
         record = step(state, hand)
-        branch.state, branch.marks, branch.shared = state, kept_marks, turn - 1
+        # The branch keeps its RunState object (a page holds on to it), with the edited turn's data in it.
+        branch.state.messages, branch.state.records, branch.state.result = state.messages, state.records, state.result
+        branch.marks, branch.shared = kept_marks, turn - 1
         words = _reply_change(old.reply or {}, record.reply or {})
         branch.mark(record, "edited", f"reply edited: {words}")
         return record

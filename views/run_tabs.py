@@ -11,13 +11,14 @@ from typing import Any
 
 import streamlit as st
 
-from agent.loop import RunState, console_lines
+from agent.loop import RunState
 from agent.page import view
 from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import message_html, messages_html, source_html
 from agent.real import script_json
 from agent.scripts import ScriptError
 from agent.summary import message_line
+from views import change_the_past  # marks a branch's fork, faults and edits on the graph and the console
 
 # The run graph draws this many latest turns and folds earlier ones into one node: the browser lays the
 # graph out again on every Step, at a cost that grows with its size (bench/page_step.py measures it).
@@ -34,11 +35,11 @@ def run_view(run: RunState, shown: RunState, turn: int) -> None:
         whole = switch_at.toggle("every turn", key="whole_graph",
                                  help=f"Draw every turn, not only the latest {GRAPH_TURNS}.")
         with st.container(height=640, border=False, autoscroll=True):  # the newest turn stays in view
-            st.graphviz_chart(run_graph(shown, None if whole else GRAPH_TURNS))
+            st.graphviz_chart(change_the_past.marked_graph(run_graph(shown, None if whole else GRAPH_TURNS), shown))
     with right:
         st.markdown("##### Console")
         with st.container(height=190 if shown.turn > 6 else "content", border=False, autoscroll=True):
-            st.code("\n".join(console_lines(shown)), language=None, wrap_lines=True)
+            st.code("\n".join(change_the_past.console(shown)), language=None, wrap_lines=True)
         total = view.run_usage_line(shown, ss.get("real_model", "") if ss.run_model == "Real" else "")
         if total:
             st.caption(total)

@@ -19,6 +19,7 @@ from agent.page import view
 from agent.real import DEFAULT_MODEL
 from agent.scripts import Script, ScriptError, parse_script_text
 from agent.tools import TOOLS
+from views import change_the_past
 from views.run_tabs import export_view, loop_view, messages_view, run_view
 
 ss = st.session_state
@@ -196,6 +197,7 @@ def sandbox_main() -> None:
     ran = run_at.button("Run to end", icon=":material/fast_forward:", width="stretch")
     reset_at.button("Reset", icon=":material/restart_alt:", on_click=start_run, width="stretch")
     live = st.empty()  # a real model's reply streams here while it is written
+    change_the_past.panel(lambda: model_for_this_run(live))  # drawn only while open: views/change_the_past.py
     if stepped or ran:
         take_step(live, to_the_end=ran)
         live.empty()
