@@ -197,10 +197,10 @@ def sandbox_main() -> None:
     ran = run_at.button("Run to end", icon=":material/fast_forward:", width="stretch")
     reset_at.button("Reset", icon=":material/restart_alt:", on_click=start_run, width="stretch")
     live = st.empty()  # a real model's reply streams here while it is written
-    change_the_past.panel(lambda: model_for_this_run(live))  # drawn only while open: views/change_the_past.py
     if stepped or ran:
         take_step(live, to_the_end=ran)
         live.empty()
+    change_the_past.panel(lambda: model_for_this_run(live))  # drawn only while open: views/change_the_past.py
     run = ss.run
     status_at.progress(min(run.turn / run.max_turns, 1.0), text=view.run_summary(run))
     # Notices and the slider come and go; in fixed slots they never shift what is drawn below them, so the

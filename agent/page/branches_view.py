@@ -50,7 +50,8 @@ def branch_map(tree: RunTree) -> graphviz.Digraph:
         state = branch.state
         standing = clip(state.result, 36) if state.done else "going on"
         current = branch.name == tree.current
-        graph.node(f"b{number}", graphviz.nohtml(f"{branch.name}\\n{state.turn} turns · {standing}"),
+        turns = f"{state.turn} turn{'s' if state.turn != 1 else ''}"
+        graph.node(f"b{number}", graphviz.nohtml(f"{branch.name}\\n{turns} · {standing}"),
                    fillcolor="#fff3bf" if current else "#ffffff", color="#f08c00" if current else MUTED,
                    penwidth="2" if current else "1")
     numbers = {name: number for number, name in enumerate(tree.branches)}
