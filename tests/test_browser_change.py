@@ -39,12 +39,24 @@ def click(page, name: str) -> None:
     wait_for_idle(page)
 
 
+def shows(page, text: str) -> None:
+    """Wait until the console shows `text`: a first fault may import the SDK, slow on a busy machine."""
+    from playwright.sync_api import expect
+
+    console = page.get_by_test_id("stCode").filter(has_text="messages sent each turn")
+    expect(console).to_contain_text(text, timeout=30_000)
+
+
 def console_text(page) -> str:
     return page.get_by_test_id("stCode").filter(has_text="messages sent each turn").inner_text()
 
 
-def graph_labels(page) -> list[str]:
+def graph_labels(page, waiting_for: str) -> list[str]:
+    """The run graph's texts, once the browser has drawn `waiting_for` among them."""
+    from playwright.sync_api import expect
+
     run_graph = page.locator('[data-testid="stGraphVizChart"]').filter(has_text="task").first
+    expect(run_graph.locator("svg text").filter(has_text=waiting_for).first).to_be_attached(timeout=30_000)
     return run_graph.locator("svg text").all_text_contents()
 
 
@@ -69,13 +81,13 @@ def test_each_fault_is_injected_from_the_page_and_marked(sandbox_page, fault):
     choose(page, "What goes wrong", fault)
     click(page, "Step with this fault")
     line, alert = FAULT_CASES[fault]
-    expect(page.get_by_test_id("stCode").filter(has_text="messages sent each turn")).to_contain_text(line)
+    shows(page, line)
     assert "⚡ injected" in console_text(page)
-    assert "⚡ injected" in graph_labels(page)  # the graph marks the node the fault hit
+    assert "⚡ injected" in graph_labels(page, "⚡ injected")  # the graph marks the node the fault hit
     if alert:
-        expect(page.get_by_test_id("stAlert").filter(has_text=alert).first).to_be_visible()
+        expect(page.get_by_test_id("stAlert").filter(has_text=alert).first).to_be_visible(timeout=30_000)
     if fault.startswith("the service answers 529"):
-        labels = graph_labels(page)
+        labels = graph_labels(page, "retry")
         assert "ask 1 failed" in labels and "retry" in labels and "ask 1" in labels  # the failure, then the retry
     no_exception_box(page)
     shot(page, f"change-fault-{list(FAULT_CASES).index(fault) + 1}.png")
@@ -88,20 +100,21 @@ def test_a_fork_edited_into_a_bad_request_is_refused_on_the_page(sandbox_page):
     step(page)
     open_panel(page, "Fork and edit")
     click(page, "Fork here, after turn 1")
-    expect(page.get_by_text("Forked branch 1 from main after turn 1")).to_be_visible()
+    expect(page.get_by_text("Forked branch 1 from main after turn 1")).to_be_visible(timeout=30_000)
     box = page.get_by_label("The reply's blocks (JSON): change the text, add, remove or change tool calls")
     box.fill('[{"type": "tool_use", "id": "not an id", "name": "add", "input": {"a": 1, "b": 1}}]')
     box.press("Control+Enter")
     wait_for_idle(page)
     click(page, "Apply this reply")
-    expect(page.get_by_test_id("stCode").filter(has_text="messages sent each turn")).to_contain_text(
-        'turn 1: add {"a": 1, "b": 1} -> 2   <- ✎ edited')
+    shows(page, 'turn 1: add {"a": 1, "b": 1} -> 2   <- ✎ edited')
     step(page)
-    expect(page.get_by_test_id("stAlert").filter(has_text="String should match pattern").first).to_be_visible()
-    assert "⑂ branch 1 leaves main" in graph_labels(page)
+    refused = page.get_by_test_id("stAlert").filter(has_text="String should match pattern").first
+    expect(refused).to_be_visible(timeout=30_000)
+    assert "⑂ branch 1 leaves main" in graph_labels(page, "leaves main")
     branch_map = page.locator('[data-testid="stGraphVizChart"]').filter(has_text="after turn 0").first
+    expect(branch_map.locator("svg text").filter(has_text="bad request").first).to_be_attached(timeout=30_000)
     said = branch_map.locator("svg text").all_text_contents()
-    assert said[:2] == ["main", "1 turn · going on"] and said[2] == "branch 1" and "bad request" in said[3]
+    assert said[:3] == ["main", "1 turn · going on", "branch 1"] and "bad request" in said[3]
     no_exception_box(page)
     shot(page, "change-fork-refused.png")
 
@@ -119,13 +132,12 @@ def test_be_the_model_in_chromium(sandbox_page):
     page.get_by_label("Input 1 (JSON)").press("Enter")
     wait_for_idle(page)
     click(page, "Send this reply")
-    expect(page.get_by_test_id("stCode").filter(has_text="messages sent each turn")).to_contain_text(
-        'turn 1: add {"a": 20, "b": 22} -> 42   <- ✋ by hand')
+    shows(page, 'turn 1: add {"a": 20, "b": 22} -> 42   <- ✋ by hand')
     choose(page, "stop_reason", "end_turn")
     page.get_by_label("Text", exact=True).fill("It is 42.")
     page.get_by_label("Text", exact=True).press("Control+Enter")
     wait_for_idle(page)
     click(page, "Send this reply")
-    expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("It is 42.")
+    expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("It is 42.", timeout=30_000)
     no_exception_box(page)
     shot(page, "change-be-the-model.png")
