@@ -43,6 +43,10 @@ def _thinking(content: list[Any]) -> list[Any]:
     return [b for b in content if isinstance(b, dict) and b.get("type") in THINKING_TYPES]
 
 
+def _other_blocks(content: list[Any]) -> list[Any]:
+    return [b for b in content if not (isinstance(b, dict) and b.get("type") in THINKING_TYPES)]
+
+
 @dataclass
 class FakeModel:
     """A model that replays a script and checks each request as the API would."""
@@ -97,6 +101,8 @@ class FakeModel:
         served = json.loads(self._frozen[self.calls - 1])
         if "error" in served:
             return
+        if _other_blocks(_blocks_of(messages[latest])) != _other_blocks(served["content"]):
+            return  # not the reply it served (one a person wrote into the run): no thinking of its to compare
         sent, original = _thinking(_blocks_of(messages[latest])), _thinking(served["content"])
         if sent != original:
             position = next((j for j, b in enumerate(_blocks_of(messages[latest]))

@@ -193,3 +193,15 @@ def test_the_console_marks_what_was_injected_or_edited_and_says_nothing_more_wit
         "turn 1:   <- edited: reply edited: stop_reason tool_use → end_turn, 0 tool calls, text changed",
         "result: Stop here.", "messages sent each turn: 1"]
     assert console_lines(tree.branch.state) == ["result: Stop here.", "messages sent each turn: 1"]
+
+
+def test_the_script_steps_on_after_a_reply_written_by_hand():
+    tree, _ = played_run("add_then_answer")
+    tree.fork(0)
+    model = FakeModel(load_script("add_then_answer"))
+    tree.step(model)  # the script's reply 1, with a thinking block
+    hand = HandModel()
+    hand.give("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 1, "b": 1}}], ["add", "word_count"])
+    tree.step(hand)  # a reply of the person's, without thinking: not the script's reply changed
+    tree.step(model)
+    assert tree.branch.state.result == "2 + 3 is 5." and len(model.requests) == 2
