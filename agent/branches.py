@@ -99,7 +99,8 @@ def prefix(state: RunState, turn: int) -> RunState:
     """A new run holding `state` as it stood right after `turn` (a deep copy: the two never share an object)."""
     if not 0 <= turn <= state.turn:
         raise BranchError(f"there is no turn {turn} to fork from: the run has {state.turn} turn(s)")
-    records = copy.deepcopy(prefix_records(state, turn))
+    # A refused request is counted as a turn but added nothing: the state after it is the state before it.
+    records = copy.deepcopy([r for r in prefix_records(state, turn) if r.branch != "bad_request"])
     following = next((r for r in state.records if r.turn == turn + 1), None)
     messages = state.messages[:following.sent] if following else state.messages
     ended_here = turn == state.turn and state.done and records and records[-1].counted \
@@ -141,6 +142,7 @@ class RunTree:
         while name in self.branches:
             name += "'"
         state = prefix(parent.state, turn)
+        turn = state.turn  # after a refused request: the turn before it
         marks = {i: copy.deepcopy(m) for i, m in parent.marks.items() if i < len(state.records)}
         self.branches[name] = Branch(name, state, parent=parent.name, fork_turn=turn, shared=turn, marks=marks)
         self.current = name
@@ -245,7 +247,8 @@ def _reply_change(old: dict[str, Any], new: dict[str, Any]) -> str:
     if calls != old_calls:
         said.append(f"{len(calls)} tool call{'s' if len(calls) != 1 else ''}" if len(calls) != len(old_calls)
                     else "tool calls changed")
-    if [b for b in new.get("content", []) if b.get("type") != "tool_use"] != \
-            [b for b in old.get("content", []) if b.get("type") != "tool_use"]:
-        said.append("text changed")
+    for kind in ("text", "thinking"):
+        if [b for b in new.get("content", []) if b.get("type") == kind] != \
+                [b for b in old.get("content", []) if b.get("type") == kind]:
+            said.append(f"{kind} changed")
     return ", ".join(said) or "unchanged"

@@ -205,3 +205,14 @@ def test_the_script_steps_on_after_a_reply_written_by_hand():
     tree.step(hand)  # a reply of the person's, without thinking: not the script's reply changed
     tree.step(model)
     assert tree.branch.state.result == "2 + 3 is 5." and len(model.requests) == 2
+
+
+def test_a_fork_at_a_refused_turn_starts_from_the_turn_before_it():
+    tree, _ = played_run("three_tool_chain")
+    tree.fork(1)
+    tree.edit_reply("tool_use", [{"type": "tool_use", "id": "bad id", "name": "add", "input": {"a": 1, "b": 2}}])
+    step(tree.branch.state, FakeModel(load_script("three_tool_chain"), calls=1))
+    assert tree.branch.state.turn == 2 and tree.branch.state.records[-1].branch == "bad_request"
+    again = tree.fork(2)
+    assert again.fork_turn == 1 and again.state.turn == 1 and not again.state.done
+    assert [r.branch for r in again.state.records] == ["tool_use"] and len(again.state.messages) == 3

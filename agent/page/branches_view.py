@@ -91,8 +91,9 @@ def mark_run_graph(graph: graphviz.Digraph, branch: Branch, shown: RunState) -> 
                 graph.node(f"ask{turn}", fillcolor=SHARED_FILL, tooltip=f"shared with {branch.parent}")
         left = f"ask{branch.shared + 1}"
         if _has_node(graph, left):
-            graph.node("fork", graphviz.nohtml(f"⑂ {branch.name} leaves {branch.parent}\\nafter turn {branch.shared}"),
-                       shape="box", style="dashed", color=MUTED, fontcolor=MUTED, fontsize="11")
+            said = f"fork: {branch.name} leaves {branch.parent}\\nafter turn {branch.shared}"
+            graph.node("fork", graphviz.nohtml(said), shape="box", style="dashed", color=MUTED, fontcolor=MUTED,
+                       fontsize="11")
             graph.edge("fork", left, style="dashed", color=MUTED, arrowhead="none")
     for index, mark in branch.marks.items():
         if index >= len(shown.records):
