@@ -64,17 +64,21 @@ class Branch:
         """Whether the branch has taken a turn (or an attempt) of its own after the fork."""
         return len(self.state.records) > len(prefix_records(self.state, self.fork_turn))
 
-    def _index(self, record: TurnRecord) -> int:
+    def _index(self, record: TurnRecord) -> int | None:
         # By identity: two attempts can hold equal data (two identical 529s) and still be two records.
-        return next(i for i, candidate in enumerate(self.state.records) if candidate is record)
+        return next((i for i, candidate in enumerate(self.state.records) if candidate is record), None)
 
     def mark(self, record: TurnRecord, kind: str, words: str) -> None:
         """Mark one of this branch's records."""
-        self.marks[self._index(record)] = Mark(kind, words)
+        index = self._index(record)
+        if index is None:
+            raise BranchError(f"turn {record.turn}'s record is not one of {self.name}'s")
+        self.marks[index] = Mark(kind, words)
 
     def mark_of(self, record: TurnRecord) -> Mark | None:
         """The mark of a record of this branch, if it has one."""
-        return self.marks.get(self._index(record))
+        index = self._index(record)
+        return None if index is None else self.marks.get(index)
 
     def script_replies_used(self, turn: int) -> int:
         """How many replies a FakeModel script had played when turn `turn` was done: where it continues from."""
@@ -103,8 +107,8 @@ def prefix(state: RunState, turn: int) -> RunState:
     records = copy.deepcopy([r for r in prefix_records(state, turn) if r.branch != "bad_request"])
     following = next((r for r in state.records if r.turn == turn + 1), None)
     messages = state.messages[:following.sent] if following else state.messages
-    ended_here = turn == state.turn and state.done and records and records[-1].counted \
-        and records[-1].branch != "bad_request" and records[-1].turn == turn
+    ended_here = state.done and turn == state.turn and bool(records) and records[-1].turn == turn \
+        and records[-1].counted
     return RunState(state.task, system=state.system, tool_names=list(state.tool_names), max_turns=state.max_turns,
                     max_tokens=state.max_tokens, messages=copy.deepcopy(messages), records=records,
                     result=state.result if ended_here else None)

@@ -122,12 +122,13 @@ def fork_section(current: RunTree) -> None:
     if st.button(f"Fork here, after turn {turn}", icon=":material/call_split:", key="fork"):
         parent_model = ss.fake
         branch = current.fork(turn)
+        k = branch.fork_turn  # the turn asked for, or the one before it when that one was refused
         ss.branch_models[branch.name] = FakeModel(parent_model.script, mode=parent_model.mode,
-                                                  calls=branch.script_replies_used(turn))
+                                                  calls=branch.script_replies_used(k))
         show_branch(current, branch.name)
         ss.pop("branch_pick", None)  # the picker, drawn above already, shows the new branch on the rerun
-        ss.flash = ("info", f"Forked {branch.name} from {branch.parent} after turn {turn}. Edit turn {turn} "
-                            "in the panel, or Step on.")
+        ss.flash = ("info", f"Forked {branch.name} from {branch.parent} after turn {k}. "
+                            + (f"Edit turn {k} in the panel, or Step on." if k else "Step on."))
         st.rerun()
     branch = current.branch
     if branch.parent is None or branch.stepped_on or branch.fork_turn == 0:
