@@ -49,6 +49,13 @@ def test_fork_at_a_turn_and_step_on_sends_only_the_turns_after_it(at):
     assert "branch 1 leaves main" in dot and "fork -> ask3" in dot
     click(at, "Run to end")
     assert console(at) == main_console and len(fake.requests) == 2  # turns 3 and 4 only
+    exported = parse_script_text(script_json(at.session_state["run"]), name="branch")  # the branch's download
+    assert exported.expected_output == main_console
+    replayed = RunState(exported.task, system=exported.system, tool_names=exported.tools)
+    model = FakeModel(exported)
+    while not replayed.done:
+        step(replayed, model)
+    assert console_lines(replayed) == main_console
     assert at.selectbox(key="branch_pick").value == "branch 1"
     run(at.selectbox(key="branch_pick").set_value("main"))
     assert at.session_state["run"] is tree.branches["main"].state and tree.current == "main"
