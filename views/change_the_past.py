@@ -32,8 +32,6 @@ from agent.page.branches_view import (
     input_example,
     mark_run_graph,
 )
-from agent.real import script_json
-from agent.scripts import ScriptError
 from agent.tools import TOOLS
 
 ss = st.session_state
@@ -102,12 +100,8 @@ def branches_section(current: RunTree) -> None:
                                  format_func=lambda name: branch_caption(current, name), key="branch_pick")
     if picked != current.current:
         show_branch(current, picked)
-    try:
-        picked_at.download_button("This branch as a script (JSON)", script_json(ss.run), file_name=
-                                  f"{current.current.replace(' ', '-')}.json", mime="application/json",
-                                  on_click="ignore", icon=":material/download:")
-    except ScriptError as exc:
-        picked_at.caption(f"As a script: {exc}.")
+    # The Export tab saves the branch on screen as a script; here only the whole tree, made when clicked.
+    picked_at.caption("The Export tab downloads the branch on screen as a script that replays it.")
     picked_at.download_button("Every branch (JSON)", current.to_json, file_name="run-tree.json",
                               mime="application/json", on_click="ignore", icon=":material/account_tree:")
     map_at.graphviz_chart(branch_map(current))
