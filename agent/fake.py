@@ -24,8 +24,8 @@ class ScriptExhausted(Exception):
     ends_run = True  # no later request can get a reply either: the loop ends the run instead of trying again
 
 
-def _anthropic_error(entry: dict[str, Any]) -> Exception:
-    """The exception the SDK raises when the API answers with this error."""
+def sdk_error(entry: dict[str, Any]) -> Exception:
+    """The exception the SDK raises when the API answers with this error (a script's `error` entry)."""
     import anthropic  # only a script that injects an error pays for this import
     import httpx2
 
@@ -43,6 +43,10 @@ def _anthropic_error(entry: dict[str, Any]) -> Exception:
 
 def _thinking(content: list[Any]) -> list[Any]:
     return [b for b in content if isinstance(b, dict) and b.get("type") in THINKING_TYPES]
+
+
+def _other_blocks(content: list[Any]) -> list[Any]:
+    return [b for b in content if not (isinstance(b, dict) and b.get("type") in THINKING_TYPES)]
 
 
 @dataclass
@@ -81,7 +85,7 @@ class FakeModel:
         entry = json.loads(self._frozen[self.calls])
         self.calls += 1
         if "error" in entry:
-            raise _anthropic_error(entry["error"])
+            raise sdk_error(entry["error"])
         reply = {"id": f"msg_fake_{self.calls:04d}", "type": "message", "role": "assistant", "model": "fake",
                  "content": entry["content"], "stop_reason": entry["stop_reason"]}
         if "usage" in entry:
@@ -99,6 +103,8 @@ class FakeModel:
         served = json.loads(self._frozen[self.calls - 1])
         if "error" in served:
             return
+        if _other_blocks(_blocks_of(messages[latest])) != _other_blocks(served["content"]):
+            return  # not the reply it served (one a person wrote into the run): no thinking of its to compare
         sent, original = _thinking(_blocks_of(messages[latest])), _thinking(served["content"])
         if sent != original:
             position = next((j for j, b in enumerate(_blocks_of(messages[latest]))

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from agent.requests import RequestRejected
-from agent.tools import TOOLS, ToolRun, call_tool, tool_schemas
+from agent.tools import TOOLS, Tool, ToolRun, call_tool, tool_schemas
 
 MAX_TURNS = 40
 MAX_TOKENS = 1024
@@ -163,8 +164,12 @@ def _is_bad_request(exc: Exception) -> bool:
     return isinstance(exc, RequestRejected) or getattr(exc, "status_code", None) == 400
 
 
-def step(state: RunState, model: Model) -> TurnRecord:
-    """Run exactly one turn of the loop and return its record."""
+def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> TurnRecord:
+    """Run exactly one turn of the loop and return its record.
+
+    The tools run from `toolbox`: the built-in tools, unless a fault injected
+    on purpose (`agent.faults`) swaps one for a tool that breaks.
+    """
     if state.done:
         raise RuntimeError(f"the loop has finished: {state.result}")
     started = time.perf_counter()
@@ -200,7 +205,7 @@ def step(state: RunState, model: Model) -> TurnRecord:
         state.result = f"stopped: {stop_reason}"
     else:
         calls = [b for b in reply["content"] if b.get("type") == "tool_use"]
-        record.tool_runs = [call_tool(b, state.tool_names) for b in calls]
+        record.tool_runs = [call_tool(b, state.tool_names, toolbox) for b in calls]
         results = [run.result_block() for run in record.tool_runs]
         state.messages.append({"role": "user", "content": results})
         record.branch = "tool_use"
@@ -248,18 +253,25 @@ def run_agent(task: str, model: Model, tool_names: list[str] | None = None, syst
     return run_to_end(state, model)
 
 
-def console_lines(state: RunState, returned: bool = True) -> list[str]:
+def console_lines(state: RunState, returned: bool = True, notes: Mapping[int, str] | None = None) -> list[str]:
     """What the lesson's exercise prints for this run so far: the calls, the result, the request sizes.
 
     `returned=False` is for a run that goes on after a failed attempt (the page's): the loop has not
     returned, so there is no `result:` line for the failure, only the failed attempt's own line.
+    `notes` (by index into `state.records`) are words to show beside a record's lines, e.g. the page
+    marking a fault it injected; without them the lines are exactly the exercise's.
     """
-    lines = []
-    for record in state.records:
+    lines, notes = [], notes or {}
+    for index, record in enumerate(state.records):
+        said = len(lines)
         if record.branch == "model_error":
             lines.append(f"turn {record.turn}: model error: {record.error}")
         lines.extend(f"turn {record.turn}: {run.name} {json.dumps(run.input, sort_keys=True)} -> {run.content}"
                      for run in record.tool_runs)
+        if index in notes:
+            if len(lines) == said:  # a turn that printed nothing of its own (it ended the run) says it by itself
+                lines.append(f"turn {record.turn}:")
+            lines[said] += f"   <- {notes[index]}"
     if state.done:
         lines.append(f"result: {state.result}")
     elif state.error and returned:

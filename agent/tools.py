@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,11 +154,15 @@ class ToolRun:
         return block
 
 
-def call_tool(block: dict[str, Any], tool_names: Iterable[str]) -> ToolRun:
-    """Run one `tool_use` block for an agent given `tool_names`; never raises."""
+def call_tool(block: dict[str, Any], tool_names: Iterable[str], toolbox: Mapping[str, Tool] = TOOLS) -> ToolRun:
+    """Run one `tool_use` block for an agent given `tool_names`; never raises.
+
+    `toolbox` is where the tools are looked up: the built-in ones, unless a
+    fault (`agent.faults`) lends one that breaks.
+    """
     started = time.perf_counter()
     name, tool_input = block.get("name"), block.get("input")
-    tool = TOOLS.get(name) if isinstance(name, str) else None
+    tool = toolbox.get(name) if isinstance(name, str) else None
     allowed = list(tool_names)
     problem = None
     if tool is None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from agent.loop import RunState, console_lines
+from agent.loop import RunState
 from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import view
 from agent.page.graph import loop_diagram, run_graph
@@ -21,6 +21,7 @@ from agent.real import record_script
 from agent.scripts import ScriptError
 from agent.summary import message_line
 from agent.toy import TOY_MODEL_NAME
+from views import change_the_past  # marks a branch's fork, faults and edits on the graph and the console
 
 # The run graph draws this many latest turns and folds earlier ones into one node: the browser lays the
 # graph out again on every Step, at a cost that grows with its size (bench/page_step.py measures it).
@@ -50,11 +51,12 @@ def run_view(run: RunState, shown: RunState, turn: int) -> None:
         # A box of its own for each setting: switching starts it scrolled to the top, not where the other was.
         with st.container(height=640, border=False, autoscroll=not whole,
                           key="run_graph_box_whole" if whole else "run_graph_box"):
-            st.graphviz_chart(run_graph(shown, None if whole else GRAPH_TURNS, next_step=shown is run))
+            st.graphviz_chart(change_the_past.marked_graph(
+                run_graph(shown, None if whole else GRAPH_TURNS, next_step=shown is run), shown))
     with right:
         st.markdown("##### Console")
         with st.container(height=190 if shown.turn > 6 else "content", border=False, autoscroll=True):
-            st.code("\n".join(console_lines(shown, returned=False)), language=None, wrap_lines=True)
+            st.code("\n".join(change_the_past.console(shown)), language=None, wrap_lines=True)
         total = view.run_usage_line(shown, priced_model())
         if total:
             st.caption(total)

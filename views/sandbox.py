@@ -22,6 +22,7 @@ from agent.real import DEFAULT_MODEL
 from agent.scripts import Script, ScriptError, parse_script_text
 from agent.tools import TOOLS
 from agent.toy import CAN_DO, EXAMPLE_TASKS, ToyModel
+from views import change_the_past
 from views.run_tabs import VIEWS, export_view, loop_view, messages_view, run_view
 
 ss = st.session_state
@@ -254,6 +255,7 @@ def sandbox_main() -> None:
         take_step(live, to_the_end=ran)
         if live is not None:
             live.empty()
+    change_the_past.panel(lambda: model_for_this_run(live))  # drawn only while open: views/change_the_past.py
     run = ss.run
     st.progress(min(run.turn / run.max_turns, 1.0), text=view.run_summary(run))
     # Notices and the slider come and go; in fixed slots they never shift what is drawn below them, so the

@@ -4,8 +4,9 @@ The script holds the run's settings (task, system prompt, tools, turn limit)
 and every answer the model gave, in order: each reply as it came back
 (thinking blocks and signatures included), each failed attempt as an error
 entry, and a refused request as a 400. Played by the FakeModel, it gives the
-same console output as the run did. A run holds no API key, so neither does
-its recording.
+same console output as the run did; `expected_output` is set only when a replay
+says so (a tool result edited or broken on purpose is not in a script). A run
+holds no API key, so neither does its recording.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent.loop import RunState, TurnRecord, console_lines
+from agent.fake import FakeModel
+from agent.loop import RunState, TurnRecord, console_lines, step
 from agent.scripts import Script, ScriptError, parse_script, save_script
 
 # describe_error's words for a failure that had a status: "529 overloaded_error: Overloaded".
@@ -73,12 +75,28 @@ def record_script(state: RunState, name: str = "recorded", title: str = "", abou
     data = {"title": title or f"Recorded: {state.task[:60]}", "about": about or said, "task": state.task,
             "system": state.system, "tools": list(state.tool_names), "max_turns": state.max_turns,
             "replies": replies}
-    if ends_the_same and not left_out:
-        data["expected_output"] = console_lines(state)
     try:
-        return parse_script(json.loads(json.dumps(data)), name=name, source=name)
+        script = parse_script(json.loads(json.dumps(data)), name=name, source=name)
     except ScriptError as exc:
         raise ScriptError(f"this run cannot be saved as a script: {exc}") from None
+    if ends_the_same and not left_out:
+        if replay_console(script, len(replies)) == console_lines(state):
+            script.expected_output = console_lines(state)
+        else:  # a script holds replies, not tool results: a result changed by hand or broken on purpose is lost
+            script.about += (" Its tools run again when it replays and give other results than this run had "
+                             "(a result edited or a tool broken on purpose), so it has no expected_output.")
+    return script
+
+
+def replay_console(script: Script, attempts: int) -> list[str]:
+    """The console of `script` played from the start by a FakeModel, for at most `attempts` requests."""
+    state = RunState(script.task, system=script.system, tool_names=list(script.tools), max_turns=script.max_turns)
+    model = FakeModel(script)
+    for _ in range(attempts):
+        if state.done:
+            break
+        step(state, model)
+    return console_lines(state)
 
 
 def script_json(state: RunState, name: str = "recorded") -> str:

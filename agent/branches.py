@@ -1,0 +1,258 @@
+"""Change the past: a run tree, as a list of runs that share a prefix.
+
+`RunTree` starts with one branch, `main`. `fork` starts a new branch from the
+state after turn k of the current one: it copies turns 1..k as data, so no
+request is sent again for them, and stepping on sends only the turns after k.
+Before stepping on, the branch's turn k may be edited (`edit_reply`,
+`edit_tool_result`); an edited reply goes through `agent.loop.step` as a reply
+given by hand, so the loop runs its tool calls, and the next request meets
+the same checks as any other (a bad edit is refused in the API's words).
+
+Each branch keeps a few marks beside its records: a turn whose fault was
+injected (`agent.faults`), a turn edited at the fork, a reply written by hand.
+The whole tree is plain data that writes to JSON and reads back.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from agent.faults import Fault, step_with_fault
+from agent.hand_model import HandModel
+from agent.loop import Model, RunState, TurnRecord, step
+
+MAIN = "main"
+SCRIPT_SILENT = ("injected", "hand")  # marks of attempts that took no reply from the script
+
+
+class BranchError(ValueError):
+    """A change the tree cannot make; `str()` says why, in one line."""
+
+
+@dataclass
+class Mark:
+    """Something a person did to one record of a branch."""
+
+    kind: str
+    """`injected` (a fault), `edited` (changed at the fork) or `hand` (a reply written by the person)."""
+    words: str
+    """What was done, in a few words: shown in the graph and the console."""
+
+
+@dataclass
+class Branch:
+    """One run of the tree; its turns 1..`shared` are its parent's, as they were."""
+
+    name: str
+    """`main`, or `branch 1`, `branch 2`, ..."""
+    state: RunState
+    """The branch's whole run, the shared turns included."""
+    parent: str | None = None
+    """The branch it was forked from; None for `main`."""
+    fork_turn: int = 0
+    """The turn whose state it was forked from."""
+    shared: int = 0
+    """Turns it shares unchanged with its parent: `fork_turn`, or one less once turn `fork_turn` is edited."""
+    marks: dict[int, Mark] = field(default_factory=dict)
+    """Marks by index into `state.records`."""
+
+    @property
+    def stepped_on(self) -> bool:
+        """Whether the branch has taken a turn (or an attempt) of its own after the fork."""
+        return len(self.state.records) > len(prefix_records(self.state, self.fork_turn))
+
+    def _index(self, record: TurnRecord) -> int | None:
+        # By identity: two attempts can hold equal data (two identical 529s) and still be two records.
+        return next((i for i, candidate in enumerate(self.state.records) if candidate is record), None)
+
+    def mark(self, record: TurnRecord, kind: str, words: str) -> None:
+        """Mark one of this branch's records."""
+        index = self._index(record)
+        if index is None:
+            raise BranchError(f"turn {record.turn}'s record is not one of {self.name}'s")
+        self.marks[index] = Mark(kind, words)
+
+    def mark_of(self, record: TurnRecord) -> Mark | None:
+        """The mark of a record of this branch, if it has one."""
+        index = self._index(record)
+        return None if index is None else self.marks.get(index)
+
+    def script_replies_used(self, turn: int) -> int:
+        """How many replies a FakeModel script had played when turn `turn` was done: where it continues from."""
+        used = 0
+        for index, record in enumerate(prefix_records(self.state, turn)):
+            mark = self.marks.get(index)
+            if mark is not None and mark.kind in SCRIPT_SILENT:
+                continue
+            # A reply came from the script; so did an error entry (it has a status). A refused request or a
+            # script that ran out took none.
+            if record.reply is not None or (record.branch == "model_error" and (record.error or "")[:1].isdigit()):
+                used += 1
+        return used
+
+
+def prefix_records(state: RunState, turn: int) -> list[TurnRecord]:
+    """The records of turns 1..`turn`, failed attempts at them included."""
+    return [r for r in state.records if r.turn <= turn]
+
+
+def prefix(state: RunState, turn: int) -> RunState:
+    """A new run holding `state` as it stood right after `turn` (a deep copy: the two never share an object)."""
+    if not 0 <= turn <= state.turn:
+        raise BranchError(f"there is no turn {turn} to fork from: the run has {state.turn} turn(s)")
+    # A refused request is counted as a turn but added nothing: the state after it is the state before it.
+    records = copy.deepcopy([r for r in prefix_records(state, turn) if r.branch != "bad_request"])
+    following = next((r for r in state.records if r.turn == turn + 1), None)
+    messages = state.messages[:following.sent] if following else state.messages
+    ended_here = state.done and turn == state.turn and bool(records) and records[-1].turn == turn \
+        and records[-1].counted
+    return RunState(state.task, system=state.system, tool_names=list(state.tool_names), max_turns=state.max_turns,
+                    max_tokens=state.max_tokens, messages=copy.deepcopy(messages), records=records,
+                    result=state.result if ended_here else None)
+
+
+@dataclass
+class RunTree:
+    """Runs that share a prefix: `main` and its branches, and the one on screen."""
+
+    branches: dict[str, Branch]
+    """Every branch by name, in the order they were made."""
+    current: str = MAIN
+    """The branch that Step carries on."""
+
+    @classmethod
+    def start(cls, state: RunState) -> RunTree:
+        """A tree of one branch, `main`, holding `state` (the very object: stepping it steps the tree)."""
+        return cls({MAIN: Branch(MAIN, state)})
+
+    @property
+    def branch(self) -> Branch:
+        """The current branch."""
+        return self.branches[self.current]
+
+    def switch(self, name: str) -> Branch:
+        if name not in self.branches:
+            raise BranchError(f"no branch {name!r} (the branches: {', '.join(self.branches)})")
+        self.current = name
+        return self.branch
+
+    def fork(self, turn: int) -> Branch:
+        """A new branch from the state after `turn` of the current branch; it becomes the current one."""
+        parent = self.branch
+        name = f"branch {sum(1 for b in self.branches if b != MAIN) + 1}"
+        while name in self.branches:
+            name += "'"
+        state = prefix(parent.state, turn)
+        turn = state.turn  # after a refused request: the turn before it
+        marks = {i: copy.deepcopy(m) for i, m in parent.marks.items() if i < len(state.records)}
+        self.branches[name] = Branch(name, state, parent=parent.name, fork_turn=turn, shared=turn, marks=marks)
+        self.current = name
+        return self.branch
+
+    def step(self, model: Model, fault: Fault | None = None) -> list[TurnRecord]:
+        """One Step of the current branch through `agent.loop.step`, with `fault` injected if one is given."""
+        branch = self.branch
+        if fault is None:
+            records = [step(branch.state, model)]
+        else:
+            records = step_with_fault(branch.state, model, fault)
+            branch.mark(records[0], "injected", fault.words())
+        if isinstance(model, HandModel) and records[-1].reply is not None:
+            branch.mark(records[-1], "hand", "written by hand")
+        return records
+
+    # ------------------------------------------------------------ edits at the fork, before stepping on
+
+    def _editable(self) -> Branch:
+        branch = self.branch
+        if branch.parent is None:
+            raise BranchError("main is the run as it happened: fork it first, then edit the branch")
+        if branch.stepped_on:
+            raise BranchError(f"{branch.name} has stepped on since the fork: only the fork's own turn can be "
+                              "edited, so fork again")
+        if branch.fork_turn == 0:
+            raise BranchError("a fork before the first turn has no reply to edit: step it, or be the model")
+        return branch
+
+    def edit_reply(self, stop_reason: str, blocks: list[dict[str, Any]]) -> TurnRecord:
+        """Give turn `fork_turn` of the current branch another reply, and let the loop handle it again.
+
+        Blocks are as `agent.hand_model.reply_from_form` takes them; a tool_use keeps its id if it has one.
+        Input is not checked against the schema: a bad input is the tool's error result, as with any model.
+        """
+        branch = self._editable()
+        turn = branch.fork_turn
+        old = next(r for r in branch.state.records if r.turn == turn and r.counted)
+        hand = HandModel()
+        hand.give(stop_reason, blocks, branch.state.tool_names, check_inputs=False)
+        state = prefix(branch.state, turn - 1)
+        kept_marks = {i: m for i, m in branch.marks.items() if i < len(state.records)}
+        record = step(state, hand)
+        # The branch keeps its RunState object (a page holds on to it), with the edited turn's data in it.
+        branch.state.messages, branch.state.records, branch.state.result = state.messages, state.records, state.result
+        branch.marks, branch.shared = kept_marks, turn - 1
+        words = _reply_change(old.reply or {}, record.reply or {})
+        branch.mark(record, "edited", f"reply edited: {words}")
+        return record
+
+    def edit_tool_result(self, position: int, content: str, is_error: bool) -> TurnRecord:
+        """Change the result of call `position` (from 0) of turn `fork_turn` of the current branch."""
+        branch = self._editable()
+        record = next(r for r in branch.state.records if r.turn == branch.fork_turn and r.counted)
+        if record.branch not in ("tool_use", "limit") or not 0 <= position < len(record.tool_runs):
+            raise BranchError(f"turn {branch.fork_turn} has no tool call {position + 1} whose result could change")
+        if not isinstance(content, str):
+            raise BranchError("a tool result's content here is text")
+        run = record.tool_runs[position]
+        run.content, run.is_error = content, bool(is_error)
+        results = branch.state.messages[record.sent + 1]["content"]
+        results[position] = run.result_block()
+        branch.shared = branch.fork_turn - 1
+        previous = branch.mark_of(record)
+        said = f"result of {run.name} edited" + (" (an error)" if is_error else "")
+        branch.mark(record, "edited", f"{previous.words}; {said}" if previous else said)
+        return record
+
+    # ------------------------------------------------------------ plain data
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"current": self.current, "branches": [
+            {"name": b.name, "parent": b.parent, "fork_turn": b.fork_turn, "shared": b.shared,
+             "marks": {str(i): asdict(m) for i, m in sorted(b.marks.items())}, "state": b.state.to_dict()}
+            for b in self.branches.values()]}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunTree:
+        branches = {}
+        for b in data["branches"]:
+            marks = {int(i): Mark(**m) for i, m in b.get("marks", {}).items()}
+            branches[b["name"]] = Branch(b["name"], RunState.from_dict(b["state"]), parent=b.get("parent"),
+                                         fork_turn=b.get("fork_turn", 0), shared=b.get("shared", 0), marks=marks)
+        return cls(branches, current=data.get("current", MAIN))
+
+    @classmethod
+    def from_json(cls, text: str) -> RunTree:
+        return cls.from_dict(json.loads(text))
+
+
+def _reply_change(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """What an edit changed in a reply, in a few words."""
+    said = []
+    if old.get("stop_reason") != new.get("stop_reason"):
+        said.append(f"stop_reason {old.get('stop_reason')} → {new.get('stop_reason')}")
+    calls = [b for b in new.get("content", []) if b.get("type") == "tool_use"]
+    old_calls = [b for b in old.get("content", []) if b.get("type") == "tool_use"]
+    if calls != old_calls:
+        said.append(f"{len(calls)} tool call{'s' if len(calls) != 1 else ''}" if len(calls) != len(old_calls)
+                    else "tool calls changed")
+    for kind in ("text", "thinking"):
+        if [b for b in new.get("content", []) if b.get("type") == kind] != \
+                [b for b in old.get("content", []) if b.get("type") == kind]:
+            said.append(f"{kind} changed")
+    return ", ".join(said) or "unchanged"

@@ -1,0 +1,128 @@
+"""Be the model: a model whose next reply a person writes.
+
+`HandModel` has the FakeModel's `create`, so the loop cannot tell it from any
+other model: each request is checked as the API would check it, and the answer
+is the reply the person gave with `give` beforehand. `reply_from_form` turns
+what a small form holds (a `stop_reason` and a list of text, thinking and
+tool_use blocks) into a reply in the API's shape: tool names must be the
+agent's, inputs must fit their schemas, and tool_use ids are generated.
+
+A session played this way is a run like any other, so it saves as a script
+(`agent.real.record_script`) that the FakeModel replays to the same console:
+this is how a teacher writes a scenario without opening a JSON file.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.requests import RequestChecker, RequestRejected
+from agent.tools import TOOLS, input_problem
+
+STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal",
+                "model_context_window_exceeded")
+FORM_BLOCK_TYPES = ("text", "thinking", "tool_use")
+
+
+class HandReplyError(ValueError):
+    """A reply the form cannot send as it stands; `str()` says what to change, in one line."""
+
+
+class NoReplyGiven(Exception):
+    """The loop asked the hand model before the person wrote its reply."""
+
+
+def reply_from_form(stop_reason: str, blocks: list[dict[str, Any]], tool_names: list[str],
+                    next_id: int = 1, check_inputs: bool = True) -> dict[str, Any]:
+    """A reply in the API's shape from a form's blocks; raises HandReplyError in words.
+
+    Each block is `{"type": "text", "text": ...}`, `{"type": "thinking", "thinking": ...}` or
+    `{"type": "tool_use", "name": ..., "input": {...}}`. A tool_use block without an `id` gets
+    `toolu_hand_0001`, `toolu_hand_0002`, ... counting from `next_id`; one with an id keeps it (an
+    edit of a reply the model gave), and the request checks judge it on the next request.
+    With `check_inputs`, a tool must be one of `tool_names` and its input must fit its schema.
+    """
+    if not isinstance(stop_reason, str) or not stop_reason.strip():
+        raise HandReplyError("pick a stop_reason")
+    content: list[dict[str, Any]] = []
+    for position, block in enumerate(blocks, start=1):
+        kind = block.get("type")
+        if kind == "text":
+            content.append({"type": "text", "text": str(block.get("text", ""))})
+        elif kind == "thinking":
+            thinking = {"type": "thinking", "thinking": str(block.get("thinking", ""))}
+            if isinstance(block.get("signature"), str):  # a signature the model gave stays with its block
+                thinking["signature"] = block["signature"]
+            content.append(thinking)
+        elif kind == "tool_use":
+            content.append(_tool_use(position, block, tool_names, check_inputs, next_id))
+            if "id" not in block:
+                next_id += 1
+        else:
+            raise HandReplyError(f"block {position}: a reply's blocks here are {', '.join(FORM_BLOCK_TYPES)}, "
+                                 f"not {kind!r}")
+    if stop_reason == "tool_use" and not any(b["type"] == "tool_use" for b in content):
+        raise HandReplyError("a tool_use reply needs at least one tool_use block: add one, or pick another "
+                             "stop_reason")
+    return {"stop_reason": stop_reason, "content": content}
+
+
+def _tool_use(position: int, block: dict[str, Any], tool_names: list[str], check_inputs: bool,
+              next_id: int) -> dict[str, Any]:
+    name, tool_input = block.get("name"), block.get("input", {})
+    if not isinstance(name, str) or not name:
+        raise HandReplyError(f"block {position}: a tool_use block needs a tool name")
+    if not isinstance(tool_input, dict):
+        raise HandReplyError(f"block {position}: a tool's input is a JSON object, like {{\"a\": 2}}")
+    if check_inputs:
+        if name not in tool_names:
+            raise HandReplyError(f"block {position}: this agent has no tool {name!r} "
+                                 f"(its tools: {', '.join(tool_names) or 'none'})")
+        problem = input_problem(TOOLS[name], tool_input)
+        if problem:
+            raise HandReplyError(f"block {position}: {problem}")
+    block_id = block.get("id") if "id" in block else f"toolu_hand_{next_id:04d}"
+    return {"type": "tool_use", "id": block_id, "name": name, "input": copy.deepcopy(tool_input)}
+
+
+@dataclass
+class HandModel:
+    """A model that answers each request with the reply a person gave it, after checking the request."""
+
+    mode: str = "lesson"
+    """The request rules it checks by: `lesson` (strict) or `real-api`."""
+    pending: dict[str, Any] | None = None
+    """The reply the next request gets (`stop_reason`, `content`); None until `give` is called."""
+    calls: int = 0
+    """Replies given to the loop so far."""
+    ids_given: int = 0
+    """tool_use ids generated so far, so every id of a session is new."""
+    replies: list[dict[str, Any]] = field(default_factory=list)
+    """Every reply the loop received from this model, in order."""
+
+    def __post_init__(self) -> None:
+        self._checker = RequestChecker(self.mode)
+
+    def give(self, stop_reason: str, blocks: list[dict[str, Any]], tool_names: list[str],
+             check_inputs: bool = True) -> dict[str, Any]:
+        """Set the next reply from a form's blocks (see `reply_from_form`); returns it."""
+        reply = reply_from_form(stop_reason, blocks, tool_names, self.ids_given + 1, check_inputs)
+        self.ids_given += sum(1 for b in blocks if b.get("type") == "tool_use" and "id" not in b)
+        self.pending = reply
+        return reply
+
+    def create(self, messages: list[dict[str, Any]], *, system: str = "", tools: list[dict[str, Any]] | None = None,
+               max_tokens: int = 1024, **_: Any) -> dict[str, Any]:
+        """Check the request as the API would, then answer with the reply the person gave."""
+        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+            raise RequestRejected("max_tokens: Input should be greater than or equal to 1")
+        self._checker.require(messages)
+        if self.pending is None:
+            raise NoReplyGiven("you are the model: write its reply first, then send it")
+        reply, self.pending = self.pending, None
+        self.calls += 1
+        self.replies.append(copy.deepcopy(reply))
+        return {"id": f"msg_hand_{self.calls:04d}", "type": "message", "role": "assistant", "model": "you",
+                **copy.deepcopy(reply)}

@@ -1,0 +1,143 @@
+"""Change the past in Chromium: each fault injected from the page, a fork edited into a refusal, a reply by hand.
+
+The page runs as `streamlit run sandbox_app.py` on 127.0.0.1 and Debian's Chromium drives it (the
+fixtures are `tests/test_browser.py`'s). Screenshots go to test-artifacts/.
+"""
+
+import pytest
+from test_browser import chromium, no_exception_box, sandbox, sandbox_page, shot, step, wait_for_idle
+
+FIXTURES = (chromium, sandbox, sandbox_page)  # test_browser.py's fixtures: pytest finds them by these names here
+PANEL = "Change the past: fork at a turn, inject a fault, be the model"
+
+
+def open_panel(page, tab: str) -> None:
+    page.get_by_text(PANEL).click()
+    wait_for_idle(page)
+    page.get_by_role("tab", name=tab).click()
+    wait_for_idle(page)
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick `option` in the Streamlit selectbox labelled `label`."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    wanted = page.get_by_role("option", name=option, exact=True)
+    for _ in range(3):  # a rerun that lands just after the click closes the list again: open it once more
+        page.get_by_test_id("stSelectbox").filter(has_text=label).click()
+        try:
+            wanted.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            wait_for_idle(page)
+    wanted.click()
+    wait_for_idle(page)
+
+
+def click(page, name: str) -> None:
+    page.get_by_role("button", name=name).click()
+    wait_for_idle(page)
+
+
+def shows(page, text: str) -> None:
+    """Wait until the console shows `text`: a first fault may import the SDK, slow on a busy machine."""
+    from playwright.sync_api import expect
+
+    console = page.get_by_test_id("stCode").filter(has_text="messages sent each turn")
+    expect(console).to_contain_text(text, timeout=30_000)
+
+
+def console_text(page) -> str:
+    return page.get_by_test_id("stCode").filter(has_text="messages sent each turn").inner_text()
+
+
+def graph_labels(page, waiting_for: str) -> list[str]:
+    """The run graph's texts, once the browser has drawn `waiting_for` among them."""
+    from playwright.sync_api import expect
+
+    run_graph = page.locator('[data-testid="stGraphVizChart"]').filter(has_text="task").first
+    expect(run_graph.locator("svg text").filter(has_text=waiting_for).first).to_be_attached(timeout=30_000)
+    return run_graph.locator("svg text").all_text_contents()
+
+
+FAULT_CASES = {
+    "the tool raises": ('turn 1: add {"a": 2, "b": 3} -> error: add broke down (an injected fault)', None),
+    "the reply is cut off by max_tokens in the middle of a tool call": ("result: stopped: max_tokens",
+                                                                       "stopped: max_tokens"),
+    "the model refuses": ("result: stopped: refusal", "stopped: refusal"),
+    "the service answers 529 overloaded, then the retry": ("turn 1: model error: 529 overloaded_error: Overloaded",
+                                                          None),
+    "the reply takes longer than the timeout": ("turn 1: model error: APITimeoutError: Request timed out",
+                                                "The model failed"),
+}
+
+
+@pytest.mark.parametrize("fault", list(FAULT_CASES))
+def test_each_fault_is_injected_from_the_page_and_marked(sandbox_page, fault):
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    open_panel(page, "Inject a fault")
+    choose(page, "What goes wrong", fault)
+    click(page, "Step with this fault")
+    line, alert = FAULT_CASES[fault]
+    shows(page, line)
+    assert "⚡ injected" in console_text(page)
+    assert "⚡ injected" in graph_labels(page, "⚡ injected")  # the graph marks the node the fault hit
+    if alert:
+        expect(page.get_by_test_id("stAlert").filter(has_text=alert).first).to_be_visible(timeout=30_000)
+    if fault.startswith("the service answers 529"):
+        labels = graph_labels(page, "retry")
+        assert "ask 1 failed" in labels and "retry" in labels and "ask 1" in labels  # the failure, then the retry
+    no_exception_box(page)
+    shot(page, f"change-fault-{list(FAULT_CASES).index(fault) + 1}.png")
+
+
+def test_a_fork_edited_into_a_bad_request_is_refused_on_the_page(sandbox_page):
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    step(page)
+    open_panel(page, "Fork and edit")
+    click(page, "Fork here, after turn 1")
+    expect(page.get_by_text("Forked branch 1 from main after turn 1")).to_be_visible(timeout=30_000)
+    box = page.get_by_label("The reply's blocks (JSON): change the text, add, remove or change tool calls")
+    box.fill('[{"type": "tool_use", "id": "not an id", "name": "add", "input": {"a": 1, "b": 1}}]')
+    box.press("Control+Enter")
+    wait_for_idle(page)
+    click(page, "Apply this reply")
+    shows(page, 'turn 1: add {"a": 1, "b": 1} -> 2   <- ✎ edited')
+    step(page)
+    refused = page.get_by_test_id("stAlert").filter(has_text="String should match pattern").first
+    expect(refused).to_be_visible(timeout=30_000)
+    assert "fork: branch 1 leaves main" in graph_labels(page, "leaves main")
+    branch_map = page.locator('[data-testid="stGraphVizChart"]').filter(has_text="after turn 0").first
+    expect(branch_map.locator("svg text").filter(has_text="bad request").first).to_be_attached(timeout=30_000)
+    said = branch_map.locator("svg text").all_text_contents()
+    assert said[:3] == ["main", "1 turn · going on", "branch 1"] and "bad request" in said[3]
+    no_exception_box(page)
+    shot(page, "change-fork-refused.png")
+
+
+def test_be_the_model_in_chromium(sandbox_page):
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    open_panel(page, "Be the model")
+    choose(page, "stop_reason", "tool_use")
+    page.get_by_label("Tool calls").fill("1")
+    page.get_by_label("Tool calls").press("Enter")
+    wait_for_idle(page)
+    page.get_by_label("Input 1 (JSON)").fill('{"a": 20, "b": 22}')
+    page.get_by_label("Input 1 (JSON)").press("Enter")
+    wait_for_idle(page)
+    click(page, "Send this reply")
+    shows(page, 'turn 1: add {"a": 20, "b": 22} -> 42   <- ✋ by hand')
+    choose(page, "stop_reason", "end_turn")
+    page.get_by_label("Text", exact=True).fill("It is 42.")
+    page.get_by_label("Text", exact=True).press("Control+Enter")
+    wait_for_idle(page)
+    click(page, "Send this reply")
+    expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("It is 42.", timeout=30_000)
+    no_exception_box(page)
+    shot(page, "change-be-the-model.png")

@@ -1,0 +1,220 @@
+"""Change the past: fork at any turn, inject a fault, play the model yourself.
+
+A panel of the sandbox view (`views/sandbox.py` draws it under the Step row),
+built only while it is open, so a Step with it closed costs what it did. The
+run on screen (`ss.run`) is always the current branch of a `RunTree`
+(`agent.branches`); forking copies the turns before the fork as data, and the
+branch's own FakeModel continues the script from the reply after them.
+Every action here is a step of `agent.loop` (through the tree), never a loop
+of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import graphviz
+import streamlit as st
+
+from agent.branches import MAIN, BranchError, RunTree
+from agent.fake import FakeModel
+from agent.faults import FAULTS, Fault
+from agent.hand_model import STOP_REASONS, HandModel, HandReplyError
+from agent.loop import Model, RunState, console_lines
+from agent.page import view
+from agent.page.branches_view import (
+    blocks_from_text,
+    blocks_text,
+    branch_caption,
+    branch_map,
+    console_notes,
+    form_blocks,
+    input_example,
+    mark_run_graph,
+)
+from agent.tools import TOOLS
+
+ss = st.session_state
+MAX_HAND_CALLS = 4
+
+
+def tree() -> RunTree:
+    """The run tree of the run on screen; a new run (Reset, another script) starts a new tree."""
+    current = ss.get("tree")
+    if current is None or current.branch.state is not ss.run:
+        current = ss.tree = RunTree.start(ss.run)
+        ss.branch_models = {MAIN: ss.fake}
+    return current
+
+
+def marked_graph(graph: graphviz.Digraph, shown: RunState) -> graphviz.Digraph:
+    """The run graph with the branch's fork and marks, when the run has any (a hook of `views/run_tabs.py`)."""
+    current = ss.get("tree")
+    if current is None or current.branch.state is not ss.run or (current.branch.parent is None
+                                                                  and not current.branch.marks):
+        return graph
+    return mark_run_graph(graph, current.branch, shown)
+
+
+def console(shown: RunState) -> list[str]:
+    """The console, with what was injected, edited or written by hand said beside it (a hook of `run_tabs`)."""
+    current = ss.get("tree")
+    marked = current is not None and current.branch.state is ss.run and current.branch.marks
+    return console_lines(shown, returned=False, notes=console_notes(current.branch) if marked else None)
+
+
+def show_branch(current: RunTree, name: str) -> None:
+    """Put a branch on screen: its run, its FakeModel, its latest turn."""
+    current.switch(name)
+    ss.run, ss.fake = current.branch.state, ss.branch_models[name]
+    ss.look_back = ss.run.turn
+
+
+def panel(model_for: Callable[[], Model | None]) -> None:
+    """The expander; `model_for` gives the model a Step would use now (None, with a message, if none)."""
+    current = tree()
+    box = st.expander("Change the past: fork at a turn, inject a fault, be the model", key="change_the_past",
+                      on_change="rerun", icon=":material/call_split:")
+    if not box.open:
+        return
+    with box:
+        if len(current.branches) > 1:
+            branches_section(current)
+        fork_at, fault_at, hand_at = st.tabs(["Fork and edit", "Inject a fault", "Be the model"], key="past_tab",
+                                             on_change="rerun")
+        if fork_at.open:
+            with fork_at:
+                fork_section(current)
+        if fault_at.open:
+            with fault_at:
+                fault_section(current, model_for)
+        if hand_at.open:
+            with hand_at:
+                hand_section(current)
+
+
+def branches_section(current: RunTree) -> None:
+    picked_at, map_at = st.columns([2, 3], vertical_alignment="top")
+    names = list(current.branches)
+    picked = picked_at.selectbox("Branch on screen", names, index=names.index(current.current),
+                                 format_func=lambda name: branch_caption(current, name), key="branch_pick")
+    if picked != current.current:
+        show_branch(current, picked)
+    # The Export tab saves the branch on screen as a script; here only the whole tree, made when clicked.
+    picked_at.caption("The Export tab downloads the branch on screen as a script that replays it.")
+    picked_at.download_button("Every branch (JSON)", current.to_json, file_name="run-tree.json",
+                              mime="application/json", on_click="ignore", icon=":material/account_tree:")
+    map_at.graphviz_chart(branch_map(current))
+
+
+def fork_section(current: RunTree) -> None:
+    run = ss.run
+    turn = min(int(ss.get("look_back", run.turn)), run.turn)
+    st.caption("Fork copies the run as it stood after a turn (pick the turn with the Look back slider). Nothing "
+               "before the fork is sent again: Step carries the branch on from there, with the script's next "
+               "reply, the real model, or yours.")
+    if st.button(f"Fork here, after turn {turn}", icon=":material/call_split:", key="fork"):
+        parent_model = ss.fake
+        branch = current.fork(turn)
+        k = branch.fork_turn  # the turn asked for, or the one before it when that one was refused
+        ss.branch_models[branch.name] = FakeModel(parent_model.script, mode=parent_model.mode,
+                                                  calls=branch.script_replies_used(k))
+        show_branch(current, branch.name)
+        ss.pop("branch_pick", None)  # the picker, drawn above already, shows the new branch on the rerun
+        ss.flash = ("info", f"Forked {branch.name} from {branch.parent} after turn {k}. "
+                            + (f"Edit turn {k} in the panel, or Step on." if k else "Step on."))
+        st.rerun()
+    branch = current.branch
+    if branch.parent is None or branch.stepped_on or branch.fork_turn == 0:
+        return
+    edit_section(current)
+
+
+def edit_section(current: RunTree) -> None:
+    branch = current.branch
+    k = branch.fork_turn
+    record = view.record_of_turn(branch.state, k)
+    st.markdown(f"**Edit turn {k} of {branch.name}**, then Step on. The next request goes through the same checks "
+                "as any other, so an edit the API would refuse is refused.")
+    reply = record.reply or {}
+    reasons = list(STOP_REASONS) + ([reply["stop_reason"]] if reply.get("stop_reason") not in STOP_REASONS else [])
+    key = f"{branch.name}_{k}_{len(branch.marks)}"  # fresh fields after each edit
+    stop_reason = st.selectbox("stop_reason", reasons, index=reasons.index(reply.get("stop_reason", "end_turn")),
+                               key=f"edit_stop_{key}")
+    typed = st.text_area("The reply's blocks (JSON): change the text, add, remove or change tool calls",
+                         blocks_text(reply), height=160, key=f"edit_blocks_{key}")
+    if st.button("Apply this reply", icon=":material/edit:", key=f"edit_apply_{key}"):
+        try:
+            current.edit_reply(stop_reason, blocks_from_text(typed))
+        except (ValueError, BranchError) as exc:  # HandReplyError is a ValueError
+            st.error(str(exc), icon=":material/error:")
+            return
+        ss.look_back = ss.run.turn
+        st.rerun()  # fresh fields, and the tabs below show the turn as edited
+    for position, tool_run in enumerate(record.tool_runs):
+        content_at, error_at, save_at = st.columns([5, 1.4, 1.6], vertical_alignment="bottom")
+        content = content_at.text_input(f"Result of {tool_run.name} (call {position + 1})", tool_run.content,
+                                        key=f"edit_result_{key}_{position}")
+        is_error = error_at.checkbox("is_error", tool_run.is_error, key=f"edit_is_error_{key}_{position}")
+        if save_at.button("Change it", key=f"edit_result_apply_{key}_{position}"):
+            try:
+                current.edit_tool_result(position, content, is_error)
+            except BranchError as exc:
+                st.error(str(exc), icon=":material/error:")
+                return
+            st.rerun()
+
+
+def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> None:
+    st.caption("Choose what goes wrong on the next turn, then step it. The loop meets the fault on its own code "
+               "path; the graph and the console mark it as injected.")
+    kind = st.selectbox("What goes wrong", list(FAULTS), format_func=FAULTS.get, key="fault_kind")
+    tool = ""
+    if kind == "tool_raises":
+        tool = st.selectbox("Which tool", ["", *ss.run.tool_names], key="fault_tool",
+                            format_func=lambda name: name or "every tool the reply calls")
+    if st.button("Step with this fault", icon=":material/bolt:", key="fault_step"):
+        if ss.run.done:
+            ss.flash = ("info", f"The loop has finished ({ss.run.result}): fork at an earlier turn to try a fault "
+                                "there.")
+            return
+        model = model_for()
+        if model is None:
+            return
+        with st.spinner("Asking the model…"):
+            records = current.step(model, Fault(kind, tool))
+        ss.look_back = ss.run.turn
+        if kind == "tool_raises" and not any(r.tool_runs for r in records):
+            ss.flash = ("info", "That reply called no tool, so none could break. The turn went on as it was.")
+
+
+def hand_section(current: RunTree) -> None:
+    run = ss.run
+    st.caption("You are the model: write the next reply and send it into the loop. Tool ids are made for you; "
+               "inputs are checked against the tools' schemas. Save the session from the Export tab (This run as "
+               "a FakeModel script) and it replays like a built-in script.")
+    stop_at, calls_at = st.columns(2)
+    stop_reason = stop_at.selectbox("stop_reason", STOP_REASONS, key="hand_stop")
+    count = calls_at.number_input("Tool calls", 0, MAX_HAND_CALLS, key="hand_calls", step=1)
+    thinking = st.text_area("Thinking (optional)", key="hand_thinking", height=68)
+    text = st.text_area("Text", key="hand_text", height=68)
+    calls = []
+    for position in range(1, int(count) + 1):
+        name_at, input_at = st.columns([1, 3])
+        names = run.tool_names or list(TOOLS)
+        name = name_at.selectbox(f"Tool {position}", names, key=f"hand_tool_{position}")
+        typed = input_at.text_input(f"Input {position} (JSON)", key=f"hand_input_{position}",
+                                    placeholder=input_example(TOOLS[name].input_schema))
+        calls.append((name, typed))
+    if st.button("Send this reply", type="primary", icon=":material/send:", key="hand_send"):
+        if run.done:
+            ss.flash = ("info", f"The loop has finished ({run.result}). Reset or fork to write another reply.")
+            return
+        hand = ss.setdefault("hand_model", HandModel())
+        try:
+            hand.give(stop_reason, form_blocks(thinking, text, calls), run.tool_names)
+        except (HandReplyError, ValueError) as exc:
+            st.error(str(exc), icon=":material/error:")
+            return
+        current.step(hand)
+        ss.look_back = ss.run.turn
