@@ -253,7 +253,7 @@ def run_agent(task: str, model: Model, tool_names: list[str] | None = None, syst
     return run_to_end(state, model)
 
 
-def console_lines(state: RunState, returned: bool = True, notes: Mapping[int, str] | None = None) -> list[str]:
+def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, returned: bool = True) -> list[str]:
     """What the lesson's exercise prints for this run so far: the calls, the result, the request sizes.
 
     `returned=False` is for a run that goes on after a failed attempt (the page's): the loop has not
