@@ -7,7 +7,6 @@ A fake run imports neither streamlit nor anthropic, so it starts fast.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ from agent.loop import RunState, console_lines, run_to_end
 from agent.requests import MODES, check_body
 from agent.scripts import ScriptError, builtin_names, load_script
 from agent.tools import TOOLS
+from agent.untrusted import UntrustedInputError, load_json_file, parse_json, read_limited
 
 
 class UsageError(Exception):
@@ -117,12 +117,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_check_request(args: argparse.Namespace) -> int:
-    try:
-        body = json.loads(Path(args.file).read_text() if args.file != "-" else sys.stdin.read())
-    except OSError as exc:
-        raise UsageError(f"{args.file}: cannot read it ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{args.file}: not JSON ({exc})") from None
+    if args.file == "-":
+        body = parse_json(read_limited(sys.stdin.buffer, "-"), "-")  # "-" names standard input, as typed
+    else:
+        body = load_json_file(args.file)
     problems = check_body(body, args.mode)
     for problem in problems:
         print(f"bad request: {problem}")
@@ -201,13 +199,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; bad input, or a fault of this program, is one line on stderr and exit status 2."""
+    for stream in (sys.stdout, sys.stderr):  # a name or a text the terminal cannot show is escaped, not a crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         args = build_parser().parse_args(argv)
         handler: Callable[[argparse.Namespace], int] = args.handler
         return handler(args)
-    except (UsageError, ScriptError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (UsageError, ScriptError, UntrustedInputError) as exc:
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, BrokenPipeError):
+        return 2  # the person stopped it, or the reader of our output went away: nothing left to say
+    except Exception as exc:  # a fault of this program, not of the input: still one line, never a traceback
+        print(f"error: python -m agent failed unexpectedly ({type(exc).__name__}); please report it with the "
+              "command that caused it", file=sys.stderr)
         return 2
 
 
