@@ -80,7 +80,7 @@ def _seconds(text: str) -> float:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from agent.real import ESTIMATE_NOTE, StandInServer
+    from agent.real import ESTIMATE_NOTE, StandInServer, serve_until_signalled
 
     script = load_script(args.script)
     try:
@@ -92,14 +92,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
           f"requests checked in {args.mode} mode.")
     print(f"Base URL: {server.base_url}")
     print(f'  e.g. anthropic.Anthropic(base_url="{server.base_url}", api_key="any text")')
-    print(f"count_tokens answers with {ESTIMATE_NOTE}. Ctrl-C stops.", flush=True)
+    print(f"count_tokens answers with {ESTIMATE_NOTE}. Ctrl-C or SIGTERM stops, letting answers in flight finish "
+          f"(up to {args.grace:g} s).", flush=True)
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("stopped", flush=True)
+        return serve_until_signalled(server, args.grace, lambda line: print(line, flush=True))
     finally:
         server.server_close()
-    return 0
 
 
 def cmd_scripts(args: argparse.Namespace) -> int:
@@ -195,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--mode", choices=MODES, default="lesson", help="how strictly requests are checked")
     serve.add_argument("--delay", type=_seconds, default=0.0,
                        help="seconds to wait before each reply, to watch it stream (default 0)")
+    serve.add_argument("--grace", type=_seconds, default=10.0,
+                       help="on a stop, seconds to let answers in flight finish (default 10)")
     serve.set_defaults(handler=cmd_serve)
     return parser
 
