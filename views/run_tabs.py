@@ -7,6 +7,7 @@ reads the run and the session's settings; nothing changes the run.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import streamlit as st
@@ -15,6 +16,7 @@ from agent.loop import RunState, console_lines
 from agent.page import view
 from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import message_html, messages_html, source_html
+from agent.page.safe_text import CODE_CHARS, as_code, as_text, clip_text
 from agent.real import script_json
 from agent.scripts import ScriptError
 from agent.summary import message_line
@@ -23,6 +25,7 @@ from agent.summary import message_line
 # graph out again on every Step, at a cost that grows with its size (bench/page_step.py measures it).
 GRAPH_TURNS = 8
 CARD_TURNS = 3  # the Messages tab draws the latest turns as cards, older ones as one line a message
+CONSOLE_LINE_CHARS = 2_000  # a console line is clipped here: a 20 MB answer is the Export tab's, not the console's
 ss = st.session_state
 
 
@@ -38,7 +41,8 @@ def run_view(run: RunState, shown: RunState, turn: int) -> None:
     with right:
         st.markdown("##### Console")
         with st.container(height=190 if shown.turn > 6 else "content", border=False, autoscroll=True):
-            st.code("\n".join(console_lines(shown)), language=None, wrap_lines=True)
+            lines = [clip_text(line, CONSOLE_LINE_CHARS, "the Export tab") for line in console_lines(shown)]
+            st.code("\n".join(lines), language=None, wrap_lines=True)
         total = view.run_usage_line(shown, ss.get("real_model", "") if ss.run_model == "Real" else "")
         if total:
             st.caption(total)
@@ -57,7 +61,7 @@ def turn_details(run: RunState, turn: int) -> None:
         st.html(message_html(run.messages[0], 0))
         return
     for attempt in view.failed_attempts(run, turn):
-        st.error(f"Attempt at turn {turn} failed first: {attempt.error}. It was not counted; the next Step "
+        st.error(f"Attempt at turn {turn} failed first: {shown_text(attempt.error)}. It was not counted; the next Step "
                  "tried again.", icon=":material/replay:")
     request = run.request(record)
     st.markdown(f"**Turn {turn} sent** {record.sent} message{'s' if record.sent != 1 else ''} · "
@@ -65,9 +69,9 @@ def turn_details(run: RunState, turn: int) -> None:
                 f"{', '.join(run.tool_names) or 'none'}")
     show_json_lazily("The exact request (JSON)", request, f"request{turn}")
     if record.reply is None:
-        st.error(record.error or "No reply came back.", icon=":material/block:")
+        st.error(shown_text(record.error or "No reply came back."), icon=":material/block:")
         return
-    st.markdown(f"**The reply came back** with stop_reason `{record.reply.get('stop_reason')}`, and the loop "
+    st.markdown(f"**The reply came back** with stop_reason {as_code(record.reply.get('stop_reason'))}, and the loop "
                 f"{view.BRANCH_WORDS.get(record.branch, record.branch)}.")
     usage = view.usage_line(record.usage, ss.get("real_model", "") if ss.run_model == "Real" else "")
     st.caption(f"Usage: {usage} · the model took {record.model_seconds * 1000:.0f} ms")  # the turn's cost line
@@ -76,11 +80,21 @@ def turn_details(run: RunState, turn: int) -> None:
     show_json_lazily("The reply as it came back (JSON)", record.reply, f"reply{turn}")
 
 
+def shown_text(value: Any) -> str:
+    """A string from a script, a model or a tool, as markdown showing it as text, the key blanked."""
+    return as_text(value, view.find_api_key(ss.get("api_key", ""), os.environ, st.secrets)[0])
+
+
 def show_json_lazily(label: str, value: Any, key: str) -> None:
     box = st.expander(label, key=f"json_{key}", on_change="rerun")
     if box.open:
         with box:
-            st.code(json.dumps(value, indent=2, ensure_ascii=False), language="json")
+            whole = json.dumps(value, indent=2, ensure_ascii=False)
+            st.code(clip_text(whole, CODE_CHARS, "the download below"), language="json")
+            if len(whole) > CODE_CHARS:  # a huge reply is drawn clipped; the whole is a click away
+                st.download_button(f"The whole {len(whole):,} characters (JSON)", whole, file_name=f"{key}.json",
+                                   mime="application/json", on_click="ignore", key=f"whole_{key}",
+                                   icon=":material/download:")
 
 
 def loop_view(shown: RunState) -> None:
@@ -124,7 +138,7 @@ def export_view(run: RunState) -> None:
     try:
         script = script_json(run)
     except ScriptError as exc:  # e.g. no reply yet: nothing to replay
-        st.caption(f"The run as a FakeModel script: {exc}.")
+        st.caption(f"The run as a FakeModel script: {shown_text(exc)}.")
         return
     st.download_button("This run as a FakeModel script (JSON): replays it offline, without the key", script,
                        file_name="recorded-run.json", mime="application/json", on_click="ignore",

@@ -17,6 +17,7 @@ from typing import Any
 
 from agent import loop
 from agent.loop import RunState, TurnRecord
+from agent.page.safe_text import md_escape, scrub  # noqa: F401  (said here too: the page's one `view` import)
 from agent.real import cost_estimate, run_usage, total_input
 from agent.scripts import Script, ScriptError, builtin_names, load_script
 
@@ -298,16 +299,3 @@ def find_api_key(field: str, environ: Mapping[str, str], secrets: Any) -> tuple[
         return str(secrets["ANTHROPIC_API_KEY"]), "st.secrets"
     except Exception:  # no secrets file, or no key in it
         return "", ""
-
-
-def scrub(text: str, secret: str | None) -> str:
-    """`text` with the secret blanked out, so a key never reaches the screen inside an error message."""
-    return text.replace(secret, "•••") if secret and len(secret) >= 4 else text
-
-
-MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$"
-
-
-def md_escape(text: str) -> str:
-    """Text that markdown shows exactly as written."""
-    return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in text)
