@@ -20,6 +20,7 @@ from agent.page import view
 from agent.page.safe_text import as_text, scrub
 from agent.real import DEFAULT_MODEL
 from agent.scripts import Script, ScriptError, parse_script_text
+from agent.summary import clip
 from agent.tools import TOOLS
 from views.run_tabs import export_view, loop_view, messages_view, run_view
 
@@ -171,7 +172,7 @@ def sidebar() -> None:
 def script_settings() -> None:
     available = scripts()
     st.selectbox("Script", list(available), key="script", on_change=on_script_picked,
-                 format_func=lambda name: available[name].title)
+                 format_func=lambda name: clip(available[name].title, 80))  # an option is plain text, one line
     st.caption(as_text(available[ss.script].about or ""))
     st.file_uploader("Load a script", type=["json"], key="upload", on_change=on_file_loaded,
                      help="A FakeModel script file (JSON): see scripts/ for examples.")
