@@ -4,6 +4,7 @@ Each case is one the hardening review saw break (issue 10), run as a person runs
 subprocess, on real files, a real FIFO and the real /dev/zero.
 """
 
+import io
 import json
 import os
 import subprocess
@@ -11,7 +12,7 @@ import sys
 
 import pytest
 
-from agent.untrusted import MAX_DEPTH, UntrustedInputError, parse_json
+from agent.untrusted import MAX_DEPTH, UntrustedInputError, parse_json, read_limited
 
 GOOD_REPLY = {"stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}]}
 USER = {"role": "user", "content": "hi"}
@@ -138,12 +139,10 @@ def test_a_directory_and_a_missing_file_are_refused_in_words(tmp_path):
     assert_one_line_refusal(agent("check-request", tmp_path / "none.json"), "cannot read it")
 
 
-def test_standard_input_beyond_the_limit_is_refused(monkeypatch):
-    import agent.untrusted as untrusted
-
-    assert untrusted.read_limited(__import__("io").BytesIO(b"12345"), "-", max_bytes=5) == b"12345"
+def test_standard_input_beyond_the_limit_is_refused():
+    assert read_limited(io.BytesIO(b"12345"), "-", max_bytes=5) == b"12345"
     with pytest.raises(UntrustedInputError, match="more than the 4 bytes read"):
-        untrusted.read_limited(__import__("io").BytesIO(b"12345"), "-", max_bytes=4)
+        read_limited(io.BytesIO(b"12345"), "-", max_bytes=4)
 
 
 def test_a_task_the_terminal_cannot_encode_is_printed_escaped_not_a_crash(tmp_path):

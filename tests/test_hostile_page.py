@@ -232,3 +232,32 @@ def test_a_garbage_200_body_is_said_in_words(at, content_type):
     error = " ".join(e.value for e in at.error).replace("\\", "")
     assert "did not answer like the Messages API" in error, error
     assert "codec" not in error and "UnicodeDecodeError:" not in error
+
+
+def test_usage_no_real_reply_has_from_a_server_is_said_in_words(at):
+    from agent.scripts import Script
+
+    # Built directly, past the script checks: a server's garbage, not a script anyone could load.
+    garbage = Script(replies=[{"stop_reason": "end_turn", "content": [{"type": "text", "text": "hi"}],
+                               "usage": {"input_tokens": 10**400, "output_tokens": 1}}])
+    with running_server(garbage) as server:
+        choose_real(at, server.base_url, "local")
+        click(at, "Run to end")
+    error = " ".join(e.value for e in at.error).replace("\\", "")
+    assert "did not answer like the Messages API" in error and "a number of 401 digits" in error, error
+
+
+def test_a_lone_surrogate_from_a_server_is_said_in_words_and_the_page_goes_on(at):
+    from agent.scripts import Script
+
+    garbage = Script(replies=[{"stop_reason": "end_turn", "content": [{"type": "text", "text": "a\ud800b"}]}])
+    with running_server(garbage) as server:
+        choose_real(at, server.base_url, "local")
+        click(at, "Step")
+    error = " ".join(e.value for e in at.error).replace("\\", "")
+    assert "did not answer like the Messages API" in error and "lone surrogate" in error, error
+    run(at.radio(key="model_choice").set_value("Fake"))  # the page goes on: back to the script, and it steps
+    controls_still_there(at)
+    click(at, "Reset")
+    click(at, "Step")
+    assert at.session_state["run"].turn == 1

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -145,7 +146,7 @@ def test_a_broken_chunked_body_gets_400_and_the_connection_closes(server, broken
     with connect(server.base_url) as sock:
         sock.sendall(head + broken)
         if broken == b"5\r\nab":
-            sock.shutdown(__import__("socket").SHUT_WR)
+            sock.shutdown(socket.SHUT_WR)
         assert_api_error(read_answer(sock), 400)
         assert closed_by_server(sock)
 
