@@ -278,3 +278,13 @@ def test_concurrent_log_lines_never_run_into_each_other():
             process.kill()
     log = [line for line in output.splitlines() if " -> " in line]
     assert len(log) == len(results) == 400 and all(LOG_LINE.match(line) for line in log)
+
+
+def test_a_newline_from_a_script_or_a_client_never_splits_a_log_line():
+    lines = []
+    script = parse_script({"replies": [reply("stopped\nPOST /forged -> 200", text("x"))]}, name="newlines")
+    with running_server(script, log=lines.append) as running:
+        post_json_text(running, json.dumps(GOOD))
+        post_json_text(running, json.dumps({**GOOD, "messages": [{"role": "user\nGET /x", "content": "hi"}]}))
+        exchange(running.base_url, b"GET /a%0Ab\x01 HTTP/1.1\r\n\r\n")
+    assert len(lines) == 3 and not any("\n" in line for line in lines), lines

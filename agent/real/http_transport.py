@@ -231,7 +231,7 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
     def _log(self, status: int, note: str) -> None:
         """The request's one line in the log."""
         self.server.log_line(f"{printable(self.command, 20) or '-'} {self.route or '-'} -> {status}"
-                             + (f" {note}" if note else ""))
+                             + (f" {printable(note, 300)}" if note else ""))  # a client's newline never splits it
 
     # ------------------------------------------------------------ reading the body
 

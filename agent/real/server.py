@@ -5,6 +5,8 @@ events when the body says `stream: true`) and `POST /v1/messages/count_tokens`,
 so the real `anthropic` SDK, or an agent in any language, can be pointed at it
 by its base URL. Every request is checked with the engine's rules
 (`agent.requests` and the FakeModel), and a bad one gets the API's 400 body.
+This module says what a request means; reading requests and writing answers,
+however malformed the request, is `agent.real.http_transport`'s.
 
 The server keeps no conversation of its own: the reply for a request is chosen
 from the request itself, by how many assistant turns it already holds. So many
