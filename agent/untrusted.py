@@ -31,6 +31,7 @@ MAX_NUMBER_CHARS = 40
 """The longest number literal: a token count or a status has a few digits; 40 leaves room for any float."""
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 _TYPE_WORDS = {dict: "a JSON object", list: "a JSON array", str: "a string"}
 
 
@@ -59,25 +60,40 @@ def _refuse_constant(source: str) -> Any:
     return parse
 
 
-def check_value(value: Any, source: str = "input", max_depth: int = MAX_DEPTH) -> None:
-    """Refuse a parsed value nested deeper than `max_depth` or holding a lone surrogate in a string or a key.
+def _refuse_leaf(item: Any, source: str, strings: bool) -> None:
+    if isinstance(item, str):
+        if strings and _LONE_SURROGATE.search(item):
+            raise _refuse(source, "a string holds a lone surrogate (a \\ud800-\\udfff escape without its pair), "
+                                  "which is not text")
+    elif isinstance(item, float) and not math.isfinite(item):
+        raise _refuse(source, f"{item} is not a JSON number")
 
-    Walks without recursion, so a value of any depth is measured safely.
+
+def check_value(value: Any, source: str = "input", max_depth: int = MAX_DEPTH, strings: bool = True,
+                leaves: bool = True) -> None:
+    """Refuse a parsed value nested deeper than `max_depth`, or holding a lone surrogate (in a string or a key; not
+    looked for when `strings` is false) or a number that is not finite (neither is looked for when `leaves` is
+    false: `parse_json` has seen to the numbers, and to the strings when no surrogate escape is in the text).
+
+    Walks level by level, without recursion, so a value of any depth is measured safely, and quickly.
     """
-    pending: list[tuple[Any, int]] = [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, str):
-            if _LONE_SURROGATE.search(item):
-                raise _refuse(source, "a string holds a lone surrogate (a \\ud800-\\udfff escape without its "
-                                      "pair), which is not text")
-        elif isinstance(item, dict | list):
-            if depth > max_depth:
-                raise _refuse(source, f"nested more than {max_depth} deep")
-            children = list(item.keys()) + list(item.values()) if isinstance(item, dict) else item
-            pending.extend((child, depth + 1) for child in children)
-        elif isinstance(item, float) and not math.isfinite(item):
-            raise _refuse(source, f"{item} is not a JSON number")
+    level, depth = [value], 0
+    while level:
+        depth += 1
+        if leaves:
+            for item in level:
+                if isinstance(item, dict):
+                    for key in item:
+                        _refuse_leaf(key, source, strings)
+                elif not isinstance(item, list):
+                    _refuse_leaf(item, source, strings)
+        containers = [item for item in level if isinstance(item, dict | list)]
+        if containers and depth > max_depth:
+            raise _refuse(source, f"nested more than {max_depth} deep")
+        level = []
+        for item in containers:
+            children = item.values() if isinstance(item, dict) else item
+            level += children if leaves else [child for child in children if isinstance(child, dict | list)]
 
 
 def parse_json(text: str | bytes, source: str = "input", expect: type | None = None,
@@ -104,7 +120,10 @@ def parse_json(text: str | bytes, source: str = "input", expect: type | None = N
         raise _refuse(source, f"not JSON ({exc})") from None
     except (ValueError, OverflowError, MemoryError) as exc:  # what else a literal can raise on its way in
         raise _refuse(source, f"not JSON that can be read ({type(exc).__name__})") from None
-    check_value(value, source)
+    # Text decoded from UTF-8 holds a lone surrogate only where a \ud800-\udfff escape wrote one: without such an
+    # escape, the strings need no second look (a long conversation is read several times faster).
+    surrogate_escape = _SURROGATE_ESCAPE.search(text) is not None
+    check_value(value, source, strings=surrogate_escape, leaves=surrogate_escape)
     if expect is not None and not isinstance(value, expect):
         raise _refuse(source, f"{_TYPE_WORDS.get(expect, expect.__name__)} is expected, not "
                               f"{_TYPE_WORDS.get(type(value), 'a ' + type(value).__name__)}")
