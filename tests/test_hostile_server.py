@@ -288,3 +288,13 @@ def test_a_newline_from_a_script_or_a_client_never_splits_a_log_line():
         post_json_text(running, json.dumps({**GOOD, "messages": [{"role": "user\nGET /x", "content": "hi"}]}))
         exchange(running.base_url, b"GET /a%0Ab\x01 HTTP/1.1\r\n\r\n")
     assert len(lines) == 3 and not any("\n" in line for line in lines), lines
+
+
+def test_a_get_with_a_body_is_answered_and_its_body_never_read_as_the_next_request(server):
+    with connect(server.base_url) as sock:
+        buffer = bytearray()
+        body = b"PUT /x HTTP/1.1\r\n\r\nab"  # were it left unread, this would be answered as a request
+        sock.sendall(b"GET /health HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+        assert read_answer(sock, buffer).json()["script"] == "hostile"
+        sock.sendall(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
+        assert read_answer(sock, buffer).status == 200

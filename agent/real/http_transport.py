@@ -180,6 +180,9 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
                                          f"{', '.join(ALLOWED_METHODS)}", {"allow": ", ".join(ALLOWED_METHODS)}))
             return
         try:
+            if self.command in ("GET", "HEAD") and ("content-length" in self.headers
+                                                    or "transfer-encoding" in self.headers):
+                self._read_body()  # a body nobody reads would be taken for the next request on the connection
             if self.command == "HEAD":
                 self._head_only = True
                 self.do_GET()
