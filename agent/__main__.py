@@ -7,7 +7,6 @@ A fake run imports neither streamlit nor anthropic, so it starts fast.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ from agent.loop import RunState, console_lines, run_to_end
 from agent.requests import MODES, check_body
 from agent.scripts import ScriptError, builtin_names, load_script
 from agent.tools import TOOLS
+from agent.untrusted import UntrustedInputError, load_json_file, parse_json, read_limited
 
 
 class UsageError(Exception):
@@ -80,7 +80,7 @@ def _seconds(text: str) -> float:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from agent.real import ESTIMATE_NOTE, StandInServer
+    from agent.real import ESTIMATE_NOTE, StandInServer, serve_until_signalled
 
     script = load_script(args.script)
     try:
@@ -92,14 +92,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
           f"requests checked in {args.mode} mode.")
     print(f"Base URL: {server.base_url}")
     print(f'  e.g. anthropic.Anthropic(base_url="{server.base_url}", api_key="any text")')
-    print(f"count_tokens answers with {ESTIMATE_NOTE}. Ctrl-C stops.", flush=True)
+    print(f"count_tokens answers with {ESTIMATE_NOTE}. Ctrl-C or SIGTERM stops, letting answers in flight finish "
+          f"(up to {args.grace:g} s).", flush=True)
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("stopped", flush=True)
+        return serve_until_signalled(server, args.grace, lambda line: print(line, flush=True))
     finally:
         server.server_close()
-    return 0
 
 
 def cmd_scripts(args: argparse.Namespace) -> int:
@@ -117,12 +115,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_check_request(args: argparse.Namespace) -> int:
-    try:
-        body = json.loads(Path(args.file).read_text() if args.file != "-" else sys.stdin.read())
-    except OSError as exc:
-        raise UsageError(f"{args.file}: cannot read it ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{args.file}: not JSON ({exc})") from None
+    if args.file == "-":
+        body = parse_json(read_limited(sys.stdin.buffer, "-"), "-")  # "-" names standard input, as typed
+    else:
+        body = load_json_file(args.file)
     problems = check_body(body, args.mode)
     for problem in problems:
         print(f"bad request: {problem}")
@@ -197,17 +193,33 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--mode", choices=MODES, default="lesson", help="how strictly requests are checked")
     serve.add_argument("--delay", type=_seconds, default=0.0,
                        help="seconds to wait before each reply, to watch it stream (default 0)")
+    serve.add_argument("--grace", type=_seconds, default=10.0,
+                       help="on a stop, seconds to let answers in flight finish (default 10)")
     serve.set_defaults(handler=cmd_serve)
     return parser
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; bad input, or a fault of this program, is one line on stderr and exit status 2."""
+    for stream in (sys.stdout, sys.stderr):  # a name or a text the terminal cannot show is escaped, not a crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         args = build_parser().parse_args(argv)
         handler: Callable[[argparse.Namespace], int] = args.handler
         return handler(args)
-    except (UsageError, ScriptError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (UsageError, ScriptError, UntrustedInputError) as exc:
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, BrokenPipeError):
+        return 2  # the person stopped it, or the reader of our output went away: nothing left to say
+    except Exception as exc:  # a fault of this program, not of the input: still one line, never a traceback
+        print(f"error: python -m agent failed unexpectedly ({type(exc).__name__}); please report it with the "
+              "command that caused it", file=sys.stderr)
         return 2
 
 

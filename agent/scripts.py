@@ -14,10 +14,16 @@ from typing import Any
 
 from agent.requests import ID_PATTERN
 from agent.tools import TOOLS
+from agent.untrusted import UntrustedInputError, check_value, parse_json, read_file
 
 DEFAULT_TASK = "Use the tools to help with the task."
 DEFAULT_MAX_TURNS = 40
 TOP_LEVEL_KEYS = ("title", "about", "task", "system", "tools", "max_turns", "replies", "expected_output")
+# The statuses the Messages API answers errors with (its errors page), and those the SDK retries (408, 409, 502,
+# 503). 200 is a recorded error event in the middle of a stream, so it needs `mid_stream`.
+ERROR_STATUSES = frozenset({400, 401, 402, 403, 404, 408, 409, 413, 429, 500, 502, 503, 504, 529})
+MAX_RETRY_AFTER = 24 * 3600  # seconds: a day; a header's number, not a promise to wait that long
+MAX_USAGE = 10**12  # tokens in one reply's usage: far above any real count, low enough to add and price
 BLOCK_FIELDS = {
     "text": {"text": str},
     "thinking": {"thinking": str},
@@ -67,12 +73,18 @@ def _fail(where: str, message: str) -> ScriptError:
     return ScriptError(f"{where}: {message}")
 
 
+def _quoted(name: str, limit: int = 60) -> str:
+    """A name from the file, quoted for an error line, and cut short when it is long."""
+    return json.dumps(name if len(name) <= limit else name[:limit] + "…", ensure_ascii=False)
+
+
 def _check_block(where: str, block: Any) -> None:
     if not isinstance(block, dict):
         raise _fail(where, "a content block must be an object")
     kind = block.get("type")
-    if kind not in BLOCK_FIELDS:
-        raise _fail(where, f"unknown block type {json.dumps(kind)} (known: {', '.join(BLOCK_FIELDS)})")
+    if not isinstance(kind, str) or kind not in BLOCK_FIELDS:
+        said = f"unknown block type {_quoted(kind)}" if isinstance(kind, str) else "a block's type must be a string"
+        raise _fail(where, f"{said} (known: {', '.join(BLOCK_FIELDS)})")
     for name, expected in BLOCK_FIELDS[kind].items():
         if name not in block:
             raise _fail(where, f'{kind} needs an "{name}"' if name[0] in "aeiou" else f'{kind} needs a "{name}"')
@@ -85,21 +97,39 @@ def _check_block(where: str, block: Any) -> None:
         raise _fail(f"{where}.signature", "thinking signature must be a string")
 
 
+def is_error_status(status: Any, mid_stream: bool = False) -> bool:
+    """Whether an error entry may carry this status: one the API answers errors with, or 200 mid-stream."""
+    if not isinstance(status, int) or isinstance(status, bool):
+        return False
+    return status in ERROR_STATUSES or (status == 200 and mid_stream)
+
+
+def _check_error(where: str, error: Any) -> None:
+    if not isinstance(error, dict):
+        raise _fail(where, 'an error entry is an object with "status", "type" and "message"')
+    status, mid_stream = error.get("status"), error.get("mid_stream", False)
+    if not isinstance(mid_stream, bool):
+        raise _fail(f"{where}.mid_stream", "mid_stream must be true or false")
+    if not isinstance(status, int) or isinstance(status, bool):
+        raise _fail(where, 'an error entry needs a whole-number "status"')
+    if not is_error_status(status, mid_stream):
+        said = str(status) if len(str(status)) <= 12 else f"a number of {len(str(status))} digits"
+        raise _fail(f"{where}.status", f"{said} is not a status the API answers errors with (one of "
+                                       f"{', '.join(map(str, sorted(ERROR_STATUSES)))}, or 200 with mid_stream)")
+    for name in ("type", "message"):
+        if not isinstance(error.get(name), str):
+            raise _fail(where, f'an error entry needs a string "{name}"')
+    retry_after = error.get("retry_after", 0)
+    if not isinstance(retry_after, int | float) or isinstance(retry_after, bool) \
+            or not 0 <= retry_after <= MAX_RETRY_AFTER:  # NaN fails every comparison, so it lands here too
+        raise _fail(f"{where}.retry_after", f"retry_after must be a number of seconds from 0 to {MAX_RETRY_AFTER}")
+
+
 def _check_reply(where: str, reply: Any) -> None:
     if not isinstance(reply, dict):
         raise _fail(where, "a reply must be an object")
     if "error" in reply:
-        error = reply["error"]
-        if not isinstance(error, dict) or not isinstance(error.get("status"), int):
-            raise _fail(f"{where}.error", 'an error entry needs a whole-number "status"')
-        for name in ("type", "message"):
-            if not isinstance(error.get(name), str):
-                raise _fail(f"{where}.error", f'an error entry needs a string "{name}"')
-        retry_after = error.get("retry_after", 0)
-        if not isinstance(retry_after, int | float) or isinstance(retry_after, bool) or retry_after < 0:
-            raise _fail(f"{where}.error.retry_after", "retry_after must be a number of seconds")
-        if not isinstance(error.get("mid_stream", False), bool):
-            raise _fail(f"{where}.error.mid_stream", "mid_stream must be true or false")
+        _check_error(f"{where}.error", reply["error"])
         return
     if "stop_reason" not in reply:
         raise _fail(where, 'a reply needs a "stop_reason"')
@@ -114,17 +144,21 @@ def _check_reply(where: str, reply: Any) -> None:
         raise _fail(f"{where}.content", "a tool_use reply needs at least one tool_use block")
     usage = reply.get("usage")
     if usage is not None and not (isinstance(usage, dict) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in usage.values())):
-        raise _fail(f"{where}.usage", "usage must be an object of whole numbers")
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_USAGE for v in usage.values())):
+        raise _fail(f"{where}.usage", f"usage must be an object of whole numbers from 0 to {MAX_USAGE:,}")
 
 
 def parse_script(data: Any, name: str = "script", source: str = "script") -> Script:
     """Check a script's parsed JSON and build it; `source` names the file in errors."""
     if not isinstance(data, dict):
         raise _fail(source, "a script is a JSON object")
+    try:
+        check_value(data, source)  # parsed elsewhere, maybe not through `parse_json`: the same limits hold
+    except UntrustedInputError as exc:
+        raise ScriptError(str(exc)) from None
     unknown = sorted(set(data) - set(TOP_LEVEL_KEYS))
     if unknown:
-        raise _fail(source, f"unknown key {json.dumps(unknown[0])} (known: {', '.join(TOP_LEVEL_KEYS)})")
+        raise _fail(source, f"unknown key {_quoted(unknown[0])} (known: {', '.join(TOP_LEVEL_KEYS)})")
     if "replies" not in data:
         raise _fail(source, 'a script needs "replies"')
     if not isinstance(data["replies"], list) or not data["replies"]:
@@ -138,8 +172,10 @@ def parse_script(data: Any, name: str = "script", source: str = "script") -> Scr
     if not isinstance(tools, list):
         raise _fail(f"{source}: tools", "tools must be a list of tool names")
     for k, tool in enumerate(tools):
+        if not isinstance(tool, str):
+            raise _fail(f"{source}: tools[{k}]", "a tool is named by a string")
         if tool not in TOOLS:
-            raise _fail(f"{source}: tools[{k}]", f"no tool named {json.dumps(tool)} (the tools: {', '.join(TOOLS)})")
+            raise _fail(f"{source}: tools[{k}]", f"no tool named {_quoted(tool)} (the tools: {', '.join(TOOLS)})")
     max_turns = data.get("max_turns", DEFAULT_MAX_TURNS)
     if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
         raise _fail(f"{source}: max_turns", "max_turns must be a whole number of at least 1")
@@ -155,9 +191,9 @@ def parse_script(data: Any, name: str = "script", source: str = "script") -> Scr
 def parse_script_text(text: str | bytes, name: str = "script", source: str = "script") -> Script:
     """Parse and check a script from the text of its file."""
     try:
-        data = json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _fail(source, f"not JSON ({exc})") from None
+        data = parse_json(text, source)  # parse_script says what a script must be
+    except UntrustedInputError as exc:
+        raise ScriptError(str(exc)) from None
     return parse_script(data, name=name, source=source)
 
 
@@ -184,9 +220,9 @@ def load_script(name_or_path: str | Path) -> Script:
             raise ScriptError(f"{name_or_path}: no such file, and no built-in script of that name "
                               f"(the built-in scripts: {', '.join(builtin_names())})")
     try:
-        text = path.read_bytes()
-    except OSError as exc:
-        raise ScriptError(f"{name_or_path}: cannot read it ({exc.strerror or exc})") from None
+        text = read_file(path, source=str(name_or_path))  # a FIFO, a device or a huge file is refused unread
+    except UntrustedInputError as exc:
+        raise ScriptError(str(exc)) from None
     return parse_script_text(text, name=path.stem, source=str(name_or_path))
 
 

@@ -47,8 +47,14 @@ def open_tab(at: AppTest, label: str) -> AppTest:
     return run(at)
 
 
+def unescaped(markdown: str) -> str:
+    """What a reader sees of markdown whose untrusted parts were escaped (`as_text`): the backslashes gone."""
+    return re.sub(r"\\([\\`*_{}\[\]()<>#+\-=.!|~$&])", r"\1", markdown)
+
+
 def texts(elements) -> str:
-    return "\n".join(e.value for e in elements)
+    """The text of elements as a reader sees it."""
+    return "\n".join(unescaped(e.value) for e in elements)
 
 
 def walk(node):

@@ -204,8 +204,8 @@ def test_a_model_error_is_shown_and_the_next_step_retries(at):
     click(at, "Step")
     assert console(at)[-2:] == ["result: 2 + 3 is 5.", "messages sent each turn: 1, 3"]
     assert at.success  # the answer, and the failed attempt stays on record in the turn's details
-    assert [e.value for e in at.error] == ["Attempt at turn 2 failed first: 529 overloaded_error: Overloaded. "
-                                           "It was not counted; the next Step tried again."]
+    assert texts(at.error) == ("Attempt at turn 2 failed first: 529 overloaded_error: Overloaded. "
+                               "It was not counted; the next Step tried again.")
 
 
 def test_a_bad_request_is_shown_as_one(at):

@@ -60,7 +60,7 @@ def with_block(block):
     ({"replies": [{"error": {"status": "529", "type": "overloaded_error", "message": "x"}}]},
      'scripts/x.json: replies[0].error: an error entry needs a whole-number "status"'),
     ({"replies": [{"stop_reason": "end_turn", "content": [], "usage": {"input_tokens": "many"}}]},
-     "scripts/x.json: replies[0].usage: usage must be an object of whole numbers"),
+     "scripts/x.json: replies[0].usage: usage must be an object of whole numbers from 0 to 1,000,000,000,000"),
 ])
 def test_a_bad_script_gets_one_line_naming_where(data, message):
     assert bad(data) == message

@@ -10,7 +10,7 @@ import pytest
 from agent import summary
 from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, run_to_end, step
-from agent.page import view
+from agent.page import safe_text, view
 from agent.page.html_cards import highlight, message_html, messages_html, source_html
 from agent.page.lesson_loop import find_parts, lesson_source, shown_record
 from agent.scripts import builtin_names, load_script
@@ -225,13 +225,13 @@ def test_live_reply_shows_text_and_tool_input_as_they_stream():
 
 
 def test_scrub_blanks_the_key_and_md_escape_keeps_text_as_written():
-    assert view.scrub("bad key sk-ant-123456 refused", "sk-ant-123456") == "bad key ••• refused"
-    assert view.scrub("nothing here", "") == "nothing here"
-    assert view.md_escape("2 + 3 is *5*.") == "2 \\+ 3 is \\*5\\*\\."
+    assert safe_text.scrub("bad key sk-ant-123456 refused", "sk-ant-123456") == "bad key ••• refused"
+    assert safe_text.scrub("nothing here", "") == "nothing here"
+    assert safe_text.md_escape("2 + 3 is *5*.") == "2 \\+ 3 is \\*5\\*\\."
 
 
 def test_a_web_address_in_a_message_is_shown_as_code_not_a_broken_link():
-    said = view.md_escape("APIConnectionError: Connection error to http://127.0.0.1:9. Try (https://a.b/c_d)")
+    said = safe_text.md_escape("APIConnectionError: Connection error to http://127.0.0.1:9. Try (https://a.b/c_d)")
     assert "`http://127.0.0.1:9`\\." in said and "`https://a.b/c_d`\\)" in said
     assert "127\\." not in said
 

@@ -7,6 +7,7 @@ here reads the run and the session's settings; nothing changes the run.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import streamlit as st
@@ -17,6 +18,7 @@ from agent.page import view
 from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
 from agent.page.lesson_loop import lesson_source, shown_record
+from agent.page.safe_text import CODE_CHARS, as_code, as_text, clip_text
 from agent.real import record_script
 from agent.scripts import ScriptError
 from agent.summary import message_line
@@ -28,6 +30,7 @@ from views import change_the_past  # marks a branch's fork, faults and edits on 
 GRAPH_TURNS = 5
 CARD_TURNS = 3  # the Messages view draws the latest turns as cards, older ones as one line a message
 VIEWS = ["Run", "The loop", "Messages", "Export"]
+CONSOLE_LINE_CHARS = 2_000  # a console line is clipped here: a 20 MB answer is the Export tab's, not the console's
 ss = st.session_state
 
 
@@ -56,7 +59,8 @@ def run_view(run: RunState, shown: RunState, turn: int) -> None:
     with right:
         st.markdown("##### Console")
         with st.container(height=190 if shown.turn > 6 else "content", border=False, autoscroll=True):
-            st.code("\n".join(change_the_past.console(shown)), language=None, wrap_lines=True)
+            lines = [clip_text(line, CONSOLE_LINE_CHARS, "the Export tab") for line in change_the_past.console(shown)]
+            st.code("\n".join(lines), language=None, wrap_lines=True)
         total = view.run_usage_line(shown, priced_model())
         if total:
             st.caption(total)
@@ -78,7 +82,7 @@ def turn_details(run: RunState, turn: int) -> None:
         st.html(message_html(run.messages[0], 0))
         return
     for attempt in view.failed_attempts(run, turn):
-        st.error(f"Attempt at turn {turn} failed first: {attempt.error}. It was not counted; the next Step "
+        st.error(f"Attempt at turn {turn} failed first: {shown_text(attempt.error)}. It was not counted; the next Step "
                  "tried again.", icon=":material/replay:")
     request = view.request_sent(run, record, model_name())
     st.markdown(f"{heading}**Turn {turn} sent** {record.sent} message{'s' if record.sent != 1 else ''} · "
@@ -89,7 +93,7 @@ def turn_details(run: RunState, turn: int) -> None:
         why = "the model had no reply to give" if record.branch == "no_reply" else "the request was refused"
         st.markdown(f"**No reply came back**: {why}, and the run ended here (the notice above says why).")
         return
-    st.markdown(f"**The reply came back** with stop_reason `{record.reply.get('stop_reason')}`, and the loop "
+    st.markdown(f"**The reply came back** with stop_reason {as_code(record.reply.get('stop_reason'))}, and the loop "
                 f"{view.BRANCH_WORDS.get(record.branch, record.branch)}.")
     st.caption(turn_cost_line(record))
     added = view.added_by_turn(run, turn)
@@ -108,11 +112,21 @@ def turn_cost_line(record) -> str:
     return f"Usage: {usage} · the model took {record.model_seconds * 1000:.0f} ms"
 
 
+def shown_text(value: Any) -> str:
+    """A string from a script, a model or a tool, as markdown showing it as text, the key blanked."""
+    return as_text(value, view.find_api_key(ss.get("api_key", ""), os.environ, st.secrets)[0])
+
+
 def show_json_lazily(label: str, value: Any, key: str) -> None:
     box = st.expander(label, key=f"json_{key}", on_change="rerun")
     if box.open:
         with box:
-            st.code(json.dumps(value, indent=2, ensure_ascii=False), language="json", wrap_lines=True)
+            whole = json.dumps(value, indent=2, ensure_ascii=False)
+            st.code(clip_text(whole, CODE_CHARS, "the download below"), language="json", wrap_lines=True)
+            if len(whole) > CODE_CHARS:  # a huge reply is drawn clipped; the whole is a click away
+                st.download_button(f"The whole {len(whole):,} characters (JSON)", whole, file_name=f"{key}.json",
+                                   mime="application/json", on_click="ignore", key=f"whole_{key}",
+                                   icon=":material/download:")
 
 
 def loop_view(shown: RunState, turn: int) -> None:
@@ -167,7 +181,7 @@ def export_view(run: RunState) -> None:
     try:
         script = json.dumps(record_script(run, about=recorded_about(run)).to_dict(), indent=2) + "\n"
     except ScriptError as exc:  # e.g. no reply yet: nothing to replay
-        st.caption(f"The run as a FakeModel script: {exc}.")
+        st.caption(f"The run as a FakeModel script: {shown_text(exc)}.")
         return
     st.download_button("This run as a FakeModel script (JSON): replays it offline, without the key", script,
                        file_name="recorded-run.json", mime="application/json", on_click="ignore",

@@ -10,6 +10,7 @@ draws as few elements as it can: the browser's work grows with each one.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,10 @@ import streamlit as st
 from agent.fake import FakeModel
 from agent.loop import MAX_TOKENS, Model, RunState, reopen, run_to_end, step
 from agent.page import view
+from agent.page.safe_text import as_text, scrub
 from agent.real import DEFAULT_MODEL
 from agent.scripts import Script, ScriptError, parse_script_text
+from agent.summary import clip
 from agent.tools import TOOLS
 from agent.toy import CAN_DO, EXAMPLE_TASKS, ToyModel
 from views import change_the_past
@@ -27,6 +30,9 @@ from views.run_tabs import VIEWS, export_view, loop_view, messages_view, run_vie
 
 ss = st.session_state
 MODELS = {"Fake": "Script", "Toy": "Toy", "Real": "Real"}  # the Model switch: its values and what it says
+MAX_TURNS_ON_PAGE = 500  # the Turn limit field's maximum
+LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest characters, not all of a huge one
+LIVE_PREVIEW_EVERY = 0.1  # seconds between redraws of the preview: a long reply arrives in many small events
 builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared by every session
 
 
@@ -38,7 +44,11 @@ def scripts() -> dict[str, Script]:
 
 
 def put_script_in_controls(script: Script) -> None:
-    ss.task, ss.system, ss.tools, ss.max_turns = script.task, script.system, list(script.tools), script.max_turns
+    ss.task, ss.system, ss.tools = script.task, script.system, list(script.tools)
+    ss.max_turns = min(script.max_turns, MAX_TURNS_ON_PAGE)
+    if script.max_turns > MAX_TURNS_ON_PAGE:
+        ss.flash = ("warning", f"The script asks for a turn limit of {script.max_turns:,}; the page allows at most "
+                               f"{MAX_TURNS_ON_PAGE}, so the run's turn limit is {MAX_TURNS_ON_PAGE}.")
 
 
 def settings_in_controls() -> dict[str, Any]:
@@ -130,16 +140,24 @@ def model_for_this_run(live: Any, send_anyway: bool = False) -> Model | None:
     if ss.run_model == "Toy":
         return ss.toy
     preview = view.LiveReply()
+    drawn_at = [0.0]
+    key = api_key()[0]
 
     def show(event: dict[str, Any]) -> None:
         preview.add(event)
-        live.code(preview.text(), language=None, wrap_lines=True)
+        if time.monotonic() - drawn_at[0] < LIVE_PREVIEW_EVERY:
+            return  # a redraw sends the preview to the browser: a few times a second is enough to watch
+        drawn_at[0] = time.monotonic()
+        text = scrub(preview.text(), key)
+        if len(text) > LIVE_PREVIEW_CHARS:
+            text = f"… {len(text) - LIVE_PREVIEW_CHARS:,} characters so far, the latest:\n{text[-LIVE_PREVIEW_CHARS:]}"
+        live.code(text, language=None, wrap_lines=True)
 
     settings = (api_key()[0], ss.get("real_model", ""), ss.get("base_url", ""))
     if ss.get("real_client", (None, None))[0] != settings:  # one SDK client while the settings stay the same
         model, problem = view.real_model(*settings, None)
         if problem:
-            ss.flash = ("warning", problem)
+            ss.flash = ("warning", as_text(problem, settings[0]))
             return None
         ss.real_client = (settings, model)
     model = ss.real_client[1]
@@ -149,8 +167,8 @@ def model_for_this_run(live: Any, send_anyway: bool = False) -> Model | None:
 
 def take_step(live: Any, to_the_end: bool = False, send_anyway: bool = False) -> None:
     if ss.run.done:
-        ss.flash = ("info", f"The loop has finished ({ss.run.result}). There is nothing left to step: "
-                            "Reset starts it again.")
+        ss.flash = ("info", f"The loop has finished ({as_text(ss.run.result, api_key()[0])}). There is nothing left "
+                            "to step: Reset starts it again.")
         return
     model = model_for_this_run(live, send_anyway)
     if model is None:
@@ -189,7 +207,7 @@ def sidebar() -> None:
         st.subheader("The agent")
         st.multiselect("Tools", list(TOOLS), key="tools", help="The tools this agent is given. A call to any "
                        "other tool comes back to the model as an error result.")
-        st.number_input("Turn limit", min_value=1, max_value=500, step=1, key="max_turns")
+        st.number_input("Turn limit", min_value=1, max_value=MAX_TURNS_ON_PAGE, step=1, key="max_turns")
         st.number_input("max_tokens", min_value=1, max_value=128_000, step=256, key="max_tokens",
                         help="The most tokens one reply may have.")
         if ss.model_choice == "Fake":
@@ -201,13 +219,13 @@ def sidebar() -> None:
 def script_settings() -> None:
     available = scripts()
     st.selectbox("Script", list(available), key="script", on_change=on_script_picked,
-                 format_func=lambda name: available[name].title)
+                 format_func=lambda name: clip(available[name].title, 80))  # an option is plain text, one line
     picked = available[ss.script]  # the title in full, as a long one is cut off in the box
-    st.caption(f"**{view.md_escape(picked.title)}**. {view.md_escape(picked.about or '')}")
+    st.caption(f"**{as_text(picked.title)}**. {as_text(picked.about or '')}")
     st.file_uploader("Load a script", type=["json"], key=upload_key(), on_change=on_file_loaded,
                      help="A FakeModel script file (JSON): see scripts/ for examples.")
     if ss.load_error:
-        st.error(ss.load_error, icon=":material/error:")
+        st.error(as_text(ss.load_error), icon=":material/error:")
 
 
 def real_settings() -> None:
@@ -232,7 +250,7 @@ def task_box() -> None:
     """The task, and what the chosen model makes of it. Outside the fragment: a Step does not redraw them."""
     st.text_area("Task", key="task", height=68)
     if ss.model_choice == "Fake":
-        st.caption(f"The FakeModel plays the script “{view.md_escape(scripts()[ss.script].title)}” reply by "
+        st.caption(f"The FakeModel plays the script “{as_text(scripts()[ss.script].title)}” reply by "
                    "reply. It does not read the task: to have a typed task answered offline, pick Toy.")
     elif ss.model_choice == "Toy":
         st.caption("The toy model reads the task with a few fixed patterns (sums, word counts, the note files, "
@@ -289,7 +307,7 @@ def sandbox_main() -> None:
 
 
 def show_flash() -> None:
-    if ss.flash:
+    if ss.flash:  # markdown: whatever it quotes from a run or a setting went through as_text when it was said
         kind, text = ss.flash
         {"info": st.info, "warning": st.warning, "error": st.error}[kind](text)
         ss.flash = None
@@ -300,7 +318,7 @@ def show_outcome(run: RunState) -> view.Outcome | None:
     if outcome is None:
         return None
     key, _ = api_key() if ss.run_model == "Real" else ("", "")
-    headline = view.md_escape(view.scrub(outcome.headline, key))
+    headline = as_text(outcome.headline, key)
     if outcome.kind == "answer":
         st.success(f"**Answer:** {headline}  \n{outcome.note}", icon=":material/check_circle:")
     elif outcome.kind in ("stopped", "limit"):

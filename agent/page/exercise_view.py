@@ -19,7 +19,8 @@ from typing import Any
 from agent.exercise import BadRequest, LoopCheck, ScriptCheck, check_loop, iter_check
 from agent.page.html_cards import escape as _e
 from agent.page.html_cards import message_html, source_html
-from agent.page.view import LoopSource, md_escape
+from agent.page.safe_text import md_escape
+from agent.page.view import LoopSource
 from agent.scripts import ScriptError
 from agent.summary import message_line
 

@@ -39,6 +39,9 @@ LIT_FILL, LIT_LINE, LAST_FILL = "#fff3bf", "#f08c00", "#ffd43b"
 QUIET_INK, QUIET_LINE = "#3e4c59", "#9aa5b1"
 
 
+TOOLTIP_CHARS = 1_000  # a node's hover text: the whole answer is in the console, the cards and the exports
+
+
 def _label(*lines: str) -> str:
     """Text for a DOT label: backslashes kept as written, lines broken with DOT's own \\n, never read as HTML."""
     return graphviz.nohtml("\\n".join(line.replace("\\", "\\\\") for line in lines))
@@ -49,6 +52,7 @@ def _node(graph: graphviz.Digraph, name: str, label: str, kind: str, tooltip: st
     dashed = kind in ("next", "failed", "earlier")
     # Square corners on purpose: the browser's renderer samples every curved outline point by point, and
     # rounded boxes made each Step several times slower (bench/page_step.py).
+    tooltip = tooltip[:TOOLTIP_CHARS] + ("…" if len(tooltip) > TOOLTIP_CHARS else "")  # a huge answer stays off it
     graph.node(name, label, fillcolor=fill, color=line, tooltip=_label(*tooltip.split("\n")) if tooltip else label,
                style="filled,dashed" if dashed else "filled", **attrs)
 

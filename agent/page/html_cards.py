@@ -14,6 +14,7 @@ import keyword
 import tokenize
 from typing import Any
 
+from agent.page.safe_text import clip_text
 from agent.page.view import LoopSource
 from agent.summary import result_text
 
@@ -80,7 +81,12 @@ def escape(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-_e = escape  # short, for the many f-strings below
+CARD_CHARS = 20_000  # a value longer than this is drawn clipped in its card: a browser chokes on megabytes of it
+
+
+def _e(value: Any) -> str:
+    """A value from a run, escaped and clipped for a card; the whole is in the JSON views and the exports."""
+    return escape(clip_text(str(value), CARD_CHARS, "the JSON below and the Export tab"))
 
 
 def _block_html(block: Any) -> str:

@@ -9,7 +9,6 @@ outcome said in words? Everything here reads a `RunState` and never changes it.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -263,29 +262,3 @@ def find_api_key(field: str, environ: Mapping[str, str], secrets: Any) -> tuple[
         return str(secrets["ANTHROPIC_API_KEY"]), "st.secrets"
     except Exception:  # no secrets file, or no key in it
         return "", ""
-
-
-def scrub(text: str, secret: str | None) -> str:
-    """`text` with the secret blanked out, so a key never reaches the screen inside an error message."""
-    return text.replace(secret, "•••") if secret and len(secret) >= 4 else text
-
-
-MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$"
-# A web address in a message. Markdown would escape it into a broken link (`127\\.0`), so it goes in a code span.
-_URL = re.compile(r"\b(?:https?|ftp)://[^\s`]+|\bwww\.[^\s`]+")
-
-
-def md_escape(text: str) -> str:
-    """Text that markdown shows exactly as written; a web address is shown as code, never as a link."""
-    parts, at = [], 0
-    for found in _URL.finditer(text):
-        address = found.group(0).rstrip(".,;:!?)]}'\"")  # the sentence's own punctuation stays outside
-        parts.append(_escape_plain(text[at:found.start()]))
-        parts.append(f"`{address}`")
-        at = found.start() + len(address)
-    parts.append(_escape_plain(text[at:]))
-    return "".join(parts)
-
-
-def _escape_plain(text: str) -> str:
-    return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in text)

@@ -25,6 +25,8 @@ from typing import Any
 
 from agent.loop import describe_error
 from agent.requests import RequestChecker
+from agent.scripts import MAX_USAGE
+from agent.untrusted import UntrustedInputError, check_value
 
 DEFAULT_MODEL = "claude-haiku-4-5"  # cheap and quick: a loop sends the whole conversation every turn
 DEFAULT_TIMEOUT = 120.0  # seconds for one call; the SDK's own default is ten minutes
@@ -115,7 +117,23 @@ class AnthropicModel:
             failure = self._explain(exc)
         if failure is not None:  # raised out here, so it does not chain the SDK's error and its request's headers
             raise failure
-        return final.model_dump(mode="json", exclude_none=True)
+        reply = final.model_dump(mode="json", exclude_none=True)
+        self._require_sane_reply(reply)
+        # A server may echo the key inside a reply: it never enters the run, so no card, frame or export holds it.
+        return self._hide_key_in(reply)
+
+    def _require_sane_reply(self, reply: dict[str, Any]) -> None:
+        """Refuse what no real reply holds (a server's garbage): a lone surrogate, which no page or file can
+        show, nesting past the untrusted reader's limit, or token counts that pricing and the page cannot add."""
+        try:
+            check_value(reply, "its reply")
+        except UntrustedInputError as exc:
+            raise ModelCallError(f"{self._where()} did not answer like the Messages API: {exc}") from None
+        for name, count in (reply.get("usage") or {}).items():
+            if isinstance(count, int) and not 0 <= count <= MAX_USAGE:
+                said = str(count) if len(str(count)) < 20 else f"a number of {len(str(count))} digits"
+                raise ModelCallError(f"{self._where()} did not answer like the Messages API: its usage says "
+                                     f"{printable_name(name)} is {said}, which is no token count")
 
     def count_tokens(self, messages: list[dict[str, Any]], *, system: str = "",
                      tools: list[dict[str, Any]] | None = None) -> int:
@@ -155,7 +173,7 @@ class AnthropicModel:
             self._client = anthropic.Anthropic(api_key=self._api_key, base_url=self.base_url,
                                                max_retries=self.max_retries, timeout=self.timeout)
         except Exception as exc:
-            failure = self._explain(exc)
+            failure = self._explain(exc, reading_reply=False)
         if failure is not None:
             raise failure
         return self._client
@@ -169,9 +187,12 @@ class AnthropicModel:
             if event.type == "content_block_start" and event.content_block.type == "tool_use":
                 tool_name = event.content_block.name
             elif event.type == "text":
-                self.on_event({"type": "text", "text": event.text})
+                check_value(event.text, "its reply")  # a lone surrogate: refused before a page tries to draw it
+                self.on_event({"type": "text", "text": self._hide_key(event.text)})
             elif event.type == "input_json":
-                self.on_event({"type": "input_json", "partial_json": event.partial_json, "name": tool_name})
+                check_value(event.partial_json, "its reply")
+                self.on_event({"type": "input_json", "partial_json": self._hide_key(event.partial_json),
+                               "name": self._hide_key(tool_name)})
 
     def _hide_key(self, text: str) -> str:
         # A key of a few characters (a local server's placeholder) is no secret, and replacing it would garble words.
@@ -179,11 +200,26 @@ class AnthropicModel:
             return text.replace(self._api_key, "[the key]")
         return text
 
+    def _hide_key_in(self, value: Any) -> Any:
+        """A reply with the key blanked out of every string in it, keys of objects included."""
+        if isinstance(value, str):
+            return self._hide_key(value)
+        if isinstance(value, list):
+            return [self._hide_key_in(item) for item in value]
+        if isinstance(value, dict):
+            return {self._hide_key(key) if isinstance(key, str) else key: self._hide_key_in(item)
+                    for key, item in value.items()}
+        return value
+
     def _where(self) -> str:
         return self.base_url or "the Anthropic API"
 
-    def _explain(self, exc: Exception) -> Exception:
-        """The SDK's exception as a ModelCallError in plain words; anything else as it is."""
+    def _explain(self, exc: Exception, reading_reply: bool = True) -> Exception:
+        """The SDK's exception as a ModelCallError in plain words; anything else as it is.
+
+        `reading_reply`: the exception came while a server's answer was read, so a decoding error means the
+        server did not speak the Messages API.
+        """
         import anthropic
 
         if isinstance(exc, anthropic.APITimeoutError):
@@ -197,6 +233,13 @@ class AnthropicModel:
         if not isinstance(exc, anthropic.APIStatusError):
             if isinstance(exc, anthropic.AnthropicError):
                 return ModelCallError(self._hide_key(f"{type(exc).__name__}: {exc}"))
+            if reading_reply and isinstance(exc, UntrustedInputError):
+                return ModelCallError(f"{self._where()} did not answer like the Messages API: {exc}")
+            if reading_reply and isinstance(exc, ValueError | LookupError | TypeError | AttributeError):
+                # The SDK met a body it cannot read (bytes that are not UTF-8, JSON that is not a message, events
+                # out of order): said as what it means, not as the decoder's words.
+                return ModelCallError(f"{self._where()} did not answer like the Messages API: its reply could not "
+                                      f"be read as one ({type(exc).__name__}). Is the base URL a Messages API server?")
             return exc
         status, kind = exc.status_code, exc.type
         message = exc.api_message or (exc.body if isinstance(exc.body, str) else "") or "no message"
@@ -219,6 +262,12 @@ class AnthropicModel:
         text = f"{message} ({hint})" if hint else message
         retryable = status in (408, 409, 429) or status >= 500 or (status == 200 and kind in RETRYABLE_TYPES)
         return ModelCallError(self._hide_key(text), status, kind, retry_after, exc.request_id, retryable)
+
+
+def printable_name(name: Any, limit: int = 40) -> str:
+    """A field's name from a server, short enough for one line."""
+    text = str(name)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _seconds(header: str | None) -> float | None:

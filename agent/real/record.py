@@ -18,7 +18,7 @@ from typing import Any
 
 from agent.fake import FakeModel
 from agent.loop import RunState, TurnRecord, console_lines, step
-from agent.scripts import Script, ScriptError, parse_script, save_script
+from agent.scripts import Script, ScriptError, is_error_status, parse_script, save_script
 
 # describe_error's words for a failure that had a status: "529 overloaded_error: Overloaded".
 _STATUS_ERROR = re.compile(r"^(\d{3}) ([A-Za-z_]+): (.*)$", re.DOTALL)
@@ -40,6 +40,8 @@ def _error_entry(record: TurnRecord) -> dict[str, Any] | None:
     if match is None:
         return None
     status, kind, message = int(match[1]), match[2], match[3]
+    if not is_error_status(status, mid_stream=status == 200):
+        return None  # a status no script plays (a proxy's 418, say): left out, like a lost connection
     error: dict[str, Any] = {"status": status, "type": kind, "message": message}
     if status == 200:  # only an error event inside a stream comes with a 200
         error["mid_stream"] = True

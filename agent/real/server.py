@@ -5,6 +5,8 @@ events when the body says `stream: true`) and `POST /v1/messages/count_tokens`,
 so the real `anthropic` SDK, or an agent in any language, can be pointed at it
 by its base URL. Every request is checked with the engine's rules
 (`agent.requests` and the FakeModel), and a bad one gets the API's 400 body.
+This module says what a request means; reading requests and writing answers,
+however malformed the request, is `agent.real.http_transport`'s.
 
 The server keeps no conversation of its own: the reply for a request is chosen
 from the request itself, by how many assistant turns it already holds. So many
@@ -20,21 +22,22 @@ import hashlib
 import json
 import math
 import re
-import sys
 import threading
 import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from agent.fake import FakeModel, ScriptExhausted
+from agent.real.http_transport import MAX_BODY_BYTES, ApiError, ApiHttpServer, ApiRequestHandler
 from agent.requests import MODES, RequestRejected, check_body
 from agent.scripts import Script
 
-MAX_BODY_BYTES = 32 * 1024 * 1024
+__all__ = ["MAX_BODY_BYTES", "ApiError", "StandInServer", "assistant_turns", "estimate_tokens", "running_server",
+           "stream_events"]
+
 REMEMBERED_REQUESTS = 10_000
 CHARACTERS_PER_TOKEN = 4  # the estimate's rule of thumb; a real tokenizer differs
 STATUS_OF_TYPE = {"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
@@ -98,21 +101,6 @@ class ReplyPicker:
         return errors[played] if played < len(errors) else reply
 
 
-class ApiError(Exception):
-    """An answer in the API's error shape: status, `error.type`, `error.message`."""
-
-    def __init__(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None,
-                 mid_stream: bool = False) -> None:
-        super().__init__(message)
-        self.status, self.kind, self.message = status, kind, message
-        self.headers = headers or {}
-        self.mid_stream = mid_stream
-        """Said as an `error` event after the stream began, when the request streams."""
-
-    def body(self, request_id: str) -> dict[str, Any]:
-        return {"type": "error", "error": {"type": self.kind, "message": self.message}, "request_id": request_id}
-
-
 def _text_pieces(text: str) -> list[str]:
     return [piece for piece in re.findall(r"\S*\s*", text) if piece]  # word by word, spaces kept
 
@@ -159,21 +147,18 @@ def stream_events(message: dict[str, Any], error: ApiError | None = None,
     yield "message_stop", {"type": "message_stop"}
 
 
-class StandInServer(ThreadingHTTPServer):
+class StandInServer(ApiHttpServer):
     """The HTTP server: one thread a connection, the script shared and never changed."""
-
-    daemon_threads = True
-    request_queue_size = 128  # many clients may connect at once
 
     def __init__(self, script: Script, host: str = "127.0.0.1", port: int = 8765, mode: str = "lesson",
                  delay: float = 0.0, log: Callable[[str], None] | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        self.script, self.mode, self.delay, self.log = script, mode, delay, log
+        self.script, self.mode, self.delay = script, mode, delay
         self.picker = ReplyPicker(script)
         self.requests_answered = 0
         self._count_lock = threading.Lock()
-        super().__init__((host, port), _Handler)
+        super().__init__((host, port), _Handler, log)
 
     @property
     def base_url(self) -> str:
@@ -221,32 +206,15 @@ class StandInServer(ThreadingHTTPServer):
             raise ApiError(400, "invalid_request_error", problems[0])
         return {"input_tokens": estimate_tokens(body.get("system"), body.get("tools"), body["messages"])}
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if isinstance(sys.exc_info()[1], ConnectionError):
-            return  # a client that hung up (a timeout, a closed stream) is not the server's failure
-        super().handle_error(request, client_address)
-
     def counted(self) -> None:
         with self._count_lock:
             self.requests_answered += 1
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: the SDK reuses its connections
-    # Small writes on a kept-alive connection otherwise meet Nagle's algorithm and the client's delayed ACK:
-    # 40 ms lost per answer. So: no Nagle, and an answer's head and body leave in one buffered write.
-    disable_nagle_algorithm = True
-    wbufsize = -1
+class _Handler(ApiRequestHandler):
+    """The routes; reading requests and writing answers is `ApiRequestHandler`'s."""
+
     server: StandInServer
-    server_version = "loop-sandbox-stand-in"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # one line a request is said in `_log`, with what the check found; headers never
-
-    def _log(self, status: int, note: str) -> None:
-        if self.server.log is not None:
-            path = self.path.split("?")[0]
-            self.server.log(f"{self.command} {path} -> {status}" + (f" {note}" if note else ""))
 
     def do_GET(self) -> None:  # http.server calls do_<METHOD>
         if self.path.split("?")[0] in ("/", "/health"):
@@ -256,18 +224,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send_error(ApiError(404, "not_found_error", "Not Found"), self._request_id())
 
-    def do_POST(self) -> None:
-        request_id = self._request_id()
+    def do_POST(self) -> None:  # an ApiError, or any other failure, is answered by ApiRequestHandler
         try:
-            self._answer_post(request_id)
-        except ApiError as error:
-            self._send_error(error, request_id)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True  # the client went away mid-answer; nothing to tell it
-        except Exception as exc:  # a fault of this server: said as the API says its own, never a dropped line
-            self.close_connection = True
-            self._send_error(ApiError(500, "api_error", f"the stand-in server failed: {type(exc).__name__}: {exc}",
-                                      {"x-should-retry": "false"}), request_id)
+            self._answer_post(self._request_id())
         finally:
             self.server.counted()
 
@@ -278,11 +237,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(404, "not_found_error", "Not Found")
         if not (self.headers.get("x-api-key") or self.headers.get("authorization", "").startswith("Bearer ")):
             raise ApiError(401, "authentication_error", "x-api-key header is required")
-        try:
-            parsed = json.loads(body)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ApiError(400, "invalid_request_error", f"body: the request body is not valid JSON ({exc})") \
-                from None
+        parsed = self._parse_json(body)
         if path.endswith("count_tokens"):
             self._send_json(200, self.server.count_tokens(parsed), {"x-token-count": ESTIMATE_NOTE})
             self._log(200, "count_tokens (estimate)")
@@ -303,33 +258,6 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(200, message, {"request-id": request_id})
         self._log(200, f"reply {assistant_turns(parsed['messages']) + 1}: {message['stop_reason']}")
-
-    def _read_body(self) -> bytes:
-        try:
-            length = int(self.headers.get("content-length") or 0)
-        except ValueError:
-            length = -1
-        if length < 0 or length > MAX_BODY_BYTES:
-            self.close_connection = True
-            raise ApiError(413, "request_too_large", f"Request exceeds the maximum size of {MAX_BODY_BYTES} bytes")
-        return self.rfile.read(length)
-
-    def _request_id(self) -> str:
-        return f"req_{uuid.uuid4().hex[:24]}"
-
-    def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _send_error(self, error: ApiError, request_id: str) -> None:
-        self._send_json(error.status, error.body(request_id), {"request-id": request_id, **error.headers})
-        self._log(error.status, f"{error.kind}: {error.message}")
 
     def _send_events(self, events: Iterator[tuple[str, dict[str, Any]]], request_id: str) -> None:
         self.send_response(200)
