@@ -57,7 +57,7 @@ def markdown_sources(at: AppTest) -> list[str]:
 
 
 def controls_still_there(at: AppTest) -> None:
-    assert [b for b in at.button if b.label == "Step"] and at.selectbox(key="script") and at.file_uploader(key="upload")
+    assert [b for b in at.button if b.label == "Step"] and at.selectbox(key="script") and at.get("file_uploader")
 
 
 HOSTILE_UPLOADS = {

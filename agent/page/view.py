@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.loop import RunState, TurnRecord
+from agent.page.safe_text import scrub
 from agent.real import cost_estimate, run_usage, total_input
 from agent.scripts import Script, ScriptError, builtin_names, load_script
 
