@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from browser_support import wait_for_idle
-from test_browser import chromium, no_exception_box, sandbox, sandbox_page, step  # noqa: F401  (fixtures)
+from test_browser import chromium, no_exception_box, pick_view, sandbox, sandbox_page, step  # noqa: F401  (fixtures)
 
 
 class _Tracker(BaseHTTPRequestHandler):
@@ -53,8 +53,7 @@ def test_a_strangers_markdown_is_shown_as_text_and_fetches_nothing(sandbox_page,
     expect(page.get_by_text(f"{image} error", exact=False).first).to_be_visible()
     step(page)  # the reply that stops with a markdown stop reason
     expect(page.get_by_text(f"{image} stop", exact=False).first).to_be_visible()
-    page.get_by_role("tab", name="Messages").click()
-    wait_for_idle(page)
+    pick_view(page, "Messages")
     expect(page.get_by_text(f"{html} text", exact=False).first).to_be_visible()
     no_exception_box(page)
     assert page.locator("h1:has-text('heading')").count() == 0
