@@ -8,6 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from page_support import click, open_sandbox, run
 from streamlit.testing.v1 import AppTest
 
 from agent.real import running_server, script_json
@@ -20,18 +21,7 @@ TRACKER = "http://127.0.0.1:9/track.png"
 
 @pytest.fixture
 def at(monkeypatch) -> AppTest:
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    return run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=60))
-
-
-def run(target) -> AppTest:
-    at = target.run()
-    assert not at.exception, [e.value for e in at.exception]  # never a Streamlit exception box
-    return at
-
-
-def click(at: AppTest, label: str) -> AppTest:
-    return run(next(b for b in at.button if b.label == label).click())
+    return open_sandbox(monkeypatch)
 
 
 def upload(at: AppTest, data: bytes, name: str = "hostile.json") -> AppTest:
