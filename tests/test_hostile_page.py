@@ -5,7 +5,6 @@ import json
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from page_support import click, open_sandbox, run
@@ -14,7 +13,6 @@ from streamlit.testing.v1 import AppTest
 from agent.real import running_server, script_json
 from agent.scripts import parse_script
 
-ROOT = Path(__file__).resolve().parent.parent
 GOOD_REPLY = {"stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}]}
 TRACKER = "http://127.0.0.1:9/track.png"
 
