@@ -140,7 +140,7 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
         return "results_not_appended"
     if "cannot be modified" in reason:
         return "content_changed"
-    if "Input should be a valid string or a list" in reason and index is not None \
+    if "Input should be a valid" in reason and index is not None \
             and isinstance(messages[index], dict) and isinstance(messages[index].get("content"), dict):
         return "whole_reply_appended"
     return None

@@ -31,7 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from agent.fake import FakeModel, ScriptExhausted
-from agent.requests import MODES, RequestRejected, check_body
+from agent.requests import API_VERSIONS, LATEST_VERSION, MODES, RequestChecker, RequestRejected
 from agent.scripts import Script
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -183,17 +183,18 @@ class StandInServer(ThreadingHTTPServer):
         host = f"[{host}]" if ":" in str(host) else host
         return f"http://{host}:{port}"
 
-    def answer(self, body: Any) -> dict[str, Any]:
-        """The message that answers a checked request body, or ApiError."""
-        problems = check_body(body, self.mode)
+    def answer(self, body: Any, version: str = LATEST_VERSION) -> dict[str, Any]:
+        """The message that answers a checked request body, or ApiError; `version` is the `anthropic-version`."""
+        problems = self._checker(version).check_body(body)
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
-        messages = body["messages"]
+        messages = body["messages"] = list(body["messages"])
         index = self.picker.entry_index(messages)
-        model = FakeModel(self.script, mode=self.mode, calls=index)
+        model = FakeModel(self.script, mode=self.mode, calls=index, version=version)
         try:
             reply = model.create(messages, system=body.get("system", ""), tools=body.get("tools"),
-                                 max_tokens=body.get("max_tokens", 1024))
+                                 max_tokens=body.get("max_tokens", 1024),
+                                 **({"thinking": body["thinking"]} if "thinking" in body else {}))
         except RequestRejected as exc:
             raise ApiError(400, "invalid_request_error", exc.message) from None
         except ScriptExhausted as exc:  # not the client's fault, and a retry will not help
@@ -215,8 +216,16 @@ class StandInServer(ThreadingHTTPServer):
                 "model": body.get("model") or "stand-in", "content": reply["content"],
                 "stop_reason": reply["stop_reason"], "stop_sequence": None, "usage": usage}
 
-    def count_tokens(self, body: Any) -> dict[str, Any]:
-        problems = check_body(body, self.mode)
+    def _checker(self, version: str) -> RequestChecker:
+        """A checker for one request, which trusts the thinking signatures the script itself gives."""
+        checker = RequestChecker(self.mode, version)
+        for entry in self.script.replies:
+            checker.trust(entry.get("content") or [])
+        return checker
+
+    def count_tokens(self, body: Any, version: str = LATEST_VERSION) -> dict[str, Any]:
+        """The estimated input tokens of a checked count_tokens body (which takes no `max_tokens`), or ApiError."""
+        problems = self._checker(version).check_body(body, endpoint="count_tokens")
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
         return {"input_tokens": estimate_tokens(body.get("system"), body.get("tools"), body["messages"])}
@@ -283,13 +292,18 @@ class _Handler(BaseHTTPRequestHandler):
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ApiError(400, "invalid_request_error", f"body: the request body is not valid JSON ({exc})") \
                 from None
+        version = self.headers.get("anthropic-version") or LATEST_VERSION  # the API requires it; curl may not
+        if version not in API_VERSIONS:
+            raise ApiError(400, "invalid_request_error",
+                           f"anthropic-version: {version!r} is not a version this stand-in knows "
+                           f"({', '.join(API_VERSIONS)})")
         if path.endswith("count_tokens"):
-            self._send_json(200, self.server.count_tokens(parsed), {"x-token-count": ESTIMATE_NOTE})
+            self._send_json(200, self.server.count_tokens(parsed, version), {"x-token-count": ESTIMATE_NOTE})
             self._log(200, "count_tokens (estimate)")
             return
         streaming = isinstance(parsed, dict) and parsed.get("stream") is True
         try:
-            message = self.server.answer(parsed)
+            message = self.server.answer(parsed, version)
         except ApiError as error:
             if error.mid_stream and streaming:
                 self._send_events(stream_events(_placeholder(parsed), error, request_id), request_id)
