@@ -66,9 +66,9 @@ def test_every_content_block_type_the_sdk_lists_is_known():
 # ---- never a crash, whatever JSON comes -----------------------------------------------------------------------------
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(10 ** 30), max_value=10 ** 30) | st.floats() | st.text(max_size=8)
-    | st.sampled_from(["user", "assistant", "system", "text", "thinking", "tool_use", "tool_result", "image",
-                       "document", "enabled", "create", "continue"]),
+    st.none() | st.booleans() | st.integers(min_value=-(10 ** 30), max_value=10 ** 30) | st.floats()
+    | st.text(max_size=8) | st.sampled_from(["user", "assistant", "system", "text", "thinking", "tool_use",
+                                            "tool_result", "image", "document", "enabled", "create", "continue"]),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
         st.sampled_from(["role", "content", "type", "text", "thinking", "signature", "id", "name", "input",
                          "tool_use_id", "is_error", "source", "model", "max_tokens", "messages", "thread", "x"]),
