@@ -144,7 +144,6 @@ class RequestChecker:
         self.checked += 1
         if not self._unchanged(messages):
             self._reset()
-        if self._settled == 0:
             self.from_start += 1
         problems = self._check_from(messages, self._settled)
         problems += self._thinking_problems(messages, thinking)
