@@ -31,6 +31,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from agent.fake import FakeModel, ScriptExhausted
+from agent.real.models import model_list, model_named
+from agent.real.threads import ThreadRejected, ThreadStore
 from agent.requests import API_VERSIONS, LATEST_VERSION, MODES, RequestChecker, RequestRejected
 from agent.scripts import Script
 
@@ -102,15 +104,18 @@ class ApiError(Exception):
     """An answer in the API's error shape: status, `error.type`, `error.message`."""
 
     def __init__(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None,
-                 mid_stream: bool = False) -> None:
+                 mid_stream: bool = False, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status, self.kind, self.message = status, kind, message
         self.headers = headers or {}
         self.mid_stream = mid_stream
         """Said as an `error` event after the stream began, when the request streams."""
+        self.details = details
+        """`error.details` (its `error_code` names the cause), for the rejections that have them."""
 
     def body(self, request_id: str) -> dict[str, Any]:
-        return {"type": "error", "error": {"type": self.kind, "message": self.message}, "request_id": request_id}
+        error = {"type": self.kind, "message": self.message, **({"details": self.details} if self.details else {})}
+        return {"type": "error", "error": error, "request_id": request_id}
 
 
 def _text_pieces(text: str) -> list[str]:
@@ -171,6 +176,8 @@ class StandInServer(ThreadingHTTPServer):
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.script, self.mode, self.delay, self.log = script, mode, delay, log
         self.picker = ReplyPicker(script)
+        self.threads = ThreadStore()
+        """Conversations held for clients that use message threads: in memory, bounded, lost on restart."""
         self.requests_answered = 0
         self._count_lock = threading.Lock()
         super().__init__((host, port), _Handler)
@@ -184,7 +191,34 @@ class StandInServer(ThreadingHTTPServer):
         return f"http://{host}:{port}"
 
     def answer(self, body: Any, version: str = LATEST_VERSION) -> dict[str, Any]:
-        """The message that answers a checked request body, or ApiError; `version` is the `anthropic-version`."""
+        """The message that answers a checked request body, or ApiError; `version` is the `anthropic-version`.
+
+        A thread's `continue` is answered as the whole conversation it stands for (`agent.real.threads`).
+        """
+        if not isinstance(body, dict):
+            return self._answer_whole(body, version)
+        try:
+            whole, continued = self.threads.open(body)
+        except ThreadRejected as exc:
+            raise ApiError(exc.status, exc.kind, exc.message, details=exc.details) from None
+        message = None
+        try:
+            message = self._answer_whole({**whole, **({"thread": body["thread"]} if "thread" in body else {})},
+                                         version)
+        finally:
+            self.threads.close(body, continued, message)
+        return message
+
+    def reply_number(self, body: Any) -> int:
+        """Which reply of the script a request asked for, counted in the whole conversation a thread stands for."""
+        messages = body.get("messages") if isinstance(body, dict) else None
+        if not isinstance(messages, list):
+            return 0
+        thread = body.get("thread")
+        held = self.threads.held(thread.get("previous_message_id")) if isinstance(thread, dict) else None
+        return assistant_turns(held + messages if held is not None else messages) + 1
+
+    def _answer_whole(self, body: Any, version: str) -> dict[str, Any]:
         problems = self._checker(version).check_body(body)
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
@@ -258,10 +292,24 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.log(f"{self.command} {path} -> {status}" + (f" {note}" if note else ""))
 
     def do_GET(self) -> None:  # http.server calls do_<METHOD>
-        if self.path.split("?")[0] in ("/", "/health"):
+        path = self.path.split("?")[0].rstrip("/")
+        if path in ("", "/health"):
             script = self.server.script
             self._send_json(200, {"server": "loop-sandbox stand-in Messages API", "script": script.name,
                                   "replies": len(script.replies), "mode": self.server.mode})
+            return
+        if path == "/v1/models":
+            self._send_json(200, model_list(self.path))
+            self._log(200, "models")
+            return
+        if path.startswith("/v1/models/"):
+            found = model_named(path.removeprefix("/v1/models/"))
+            if found is not None:
+                self._send_json(200, found)
+                self._log(200, "model")
+                return
+            self._send_error(ApiError(404, "not_found_error", f"model: {path.removeprefix('/v1/models/')}"),
+                             self._request_id())
             return
         self._send_error(ApiError(404, "not_found_error", "Not Found"), self._request_id())
 
@@ -316,7 +364,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_events(stream_events(message), request_id)
         else:
             self._send_json(200, message, {"request-id": request_id})
-        self._log(200, f"reply {assistant_turns(parsed['messages']) + 1}: {message['stop_reason']}")
+        self._log(200, f"reply {self.server.reply_number(parsed)}: {message['stop_reason']}")
 
     def _read_body(self) -> bytes:
         try:
