@@ -245,7 +245,9 @@ def sandbox_tool_functions(names):
 PEER_SCRIPTS = ["add_then_answer", "thinking_then_answer", "three_tool_chain", "two_file_search"]
 
 
-@pytest.mark.parametrize("name", PEER_SCRIPTS)
+# pydantic-ai ends a run at the first text of a reply when its output is `str`, even beside tool calls: a reply of
+# text and a call (two_file_search's first) is its answer by its own design, so that script is left out for it.
+@pytest.mark.parametrize("name", [name for name in PEER_SCRIPTS if name != "two_file_search"])
 def test_pydantic_ai_run_sync_and_run_stream(name, mode):
     agent_module = peer("pydantic_ai")
     from pydantic_ai.models.anthropic import AnthropicModel
