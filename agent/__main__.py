@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, run_to_end
-from agent.requests import MODES, check_body
+from agent.requests import API_VERSIONS, LATEST_VERSION, MODES, check_body
 from agent.scripts import ScriptError, builtin_names, load_script
 from agent.tools import TOOLS
 
@@ -123,7 +123,7 @@ def cmd_check_request(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.file}: cannot read it ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{args.file}: not JSON ({exc})") from None
-    problems = check_body(body, args.mode)
+    problems = check_body(body, args.mode, args.api_version, "count_tokens" if args.count_tokens else "create")
     for problem in problems:
         print(f"bad request: {problem}")
     if not problems:
@@ -177,6 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check-request", help="check a Messages API request body (or a messages list)")
     check.add_argument("file", help="a JSON file, or - for standard input")
     check.add_argument("--mode", choices=MODES, default="lesson")
+    check.add_argument("--api-version", choices=API_VERSIONS, default=LATEST_VERSION,
+                       help="the anthropic-version whose rules apply (default: what the SDK sends)")
+    check.add_argument("--count-tokens", action="store_true", help="check it as a /v1/messages/count_tokens body")
     check.set_defaults(handler=cmd_check_request)
 
     loop = commands.add_parser("check-loop", help="check your own run_agent (the exercise) against the scripts")

@@ -224,3 +224,15 @@ def test_a_signature_a_script_gives_holds_for_its_own_text_only():
 def test_the_schema_file_is_json_with_one_definition_a_line():
     data = json.loads(SCHEMA_FILE.read_text())
     assert data["api_version"] == "2026-10-21" and data["create"] == "MessageCreateParamsBase"
+
+
+def test_check_request_takes_the_version_and_the_endpoint(tmp_path, capsys):
+    from agent.__main__ import main
+
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps(body([USER], temperature=1.0)))
+    assert main(["check-request", str(path)]) == 1
+    assert capsys.readouterr().out == "bad request: temperature: Extra inputs are not permitted\n"
+    assert main(["check-request", str(path), "--api-version", "2023-06-01"]) == 0
+    assert main(["check-request", str(path), "--api-version", "2023-06-01", "--count-tokens"]) == 1
+    assert "max_tokens: Extra inputs are not permitted" in capsys.readouterr().out
