@@ -19,6 +19,7 @@ from typing import Any
 
 from agent import schema, signing
 from agent.requests import LATEST_VERSION, RequestChecker, RequestRejected, as_message_list
+from agent.rules import THREAD_KEEPS, THREAD_NOT_FOUND
 from agent.scripts import Script
 from agent.watched import watched
 
@@ -62,12 +63,17 @@ class FakeModel:
     """Requests answered so far: the next one gets `script.replies[calls]`."""
     version: str = LATEST_VERSION
     """The `anthropic-version` whose rules apply: the one the installed SDK sends, unless a server was told another."""
+    holds_threads: bool = True
+    """It takes `thread` (create, continue) as the stand-in does: the loop's thread switch sends it new messages."""
     requests: list[dict[str, Any]] = field(default_factory=list, repr=False)
     """What each request carried besides the messages (system, tools, max_tokens, message count)."""
 
     def __post_init__(self) -> None:
         self._checker = RequestChecker(self.mode, self.version)
         self._accepted_body: dict[str, Any] | None = None
+        self._thread_id: str | None = None  # the reply a `continue` may resume from
+        self._thread_messages: list[Any] = []  # the conversation the thread holds, up to and with that reply
+        self._thread_held = 0
         # Kept as text so every answer is a new object: a loop that mutates a
         # reply can never change what the script plays next time.
         self._frozen = [json.dumps(_signed(entry)) for entry in self.script.replies]
@@ -82,6 +88,7 @@ class FakeModel:
         version 2026-10-21: `temperature: Extra inputs are not permitted`).
         """
         messages = as_message_list(messages)
+        thread = options.get("thread")
         self.requests.append({"messages": len(messages) if isinstance(messages, list) else None,
                               "system": system, "tools": tools or [], "max_tokens": max_tokens})
         body = {"model": options.pop("model", "fake"), "max_tokens": max_tokens, "messages": [], **options}
@@ -96,9 +103,15 @@ class FakeModel:
             self._accepted_body = body
         thinking = isinstance(options.get("thinking"), dict) and options["thinking"].get("type") in (
             "enabled", "adaptive")
-        self._checker.require(messages, thinking=thinking)
-        if self.mode == "lesson":
-            self._require_thinking_unchanged(messages)
+        whole = self._on_thread(messages, thread, system, tools) if isinstance(thread, dict) else messages
+        try:
+            self._checker.require(whole, thinking=thinking)
+            if self.mode == "lesson":
+                self._require_thinking_unchanged(whole)
+        except RequestRejected:
+            if whole is self._thread_messages:
+                del whole[self._thread_held:]  # the thread holds what it held before this request
+            raise
         if self.calls >= len(self._frozen):
             n = len(self._frozen)
             raise ScriptExhausted(
@@ -112,7 +125,31 @@ class FakeModel:
                  "content": watched(entry["content"]), "stop_reason": entry["stop_reason"]}
         if "usage" in entry:
             reply["usage"] = entry["usage"]
+        if isinstance(thread, dict):  # hold the conversation under the reply's id, for the next `continue`
+            self._thread_messages.append({"role": "assistant", "content": reply["content"]})
+            self._thread_held, self._thread_id = len(self._thread_messages), reply["id"]
         return reply
+
+    def _on_thread(self, messages: Any, thread: dict[str, Any], system: Any, tools: Any) -> Any:
+        """The whole conversation a thread request stands for: the new messages after what the thread holds.
+
+        The FakeModel holds one thread, its run's; `agent.real.threads` holds many for the stand-in.
+        """
+        if thread.get("type") == "create":
+            self._thread_messages, self._thread_held = list(messages) if isinstance(messages, list) else [], 0
+            return self._thread_messages if isinstance(messages, list) else messages
+        if thread.get("type") != "continue":
+            return messages  # the schema has said what is wrong with it
+        for name, value in (("system", system), ("tools", tools)):
+            if value:
+                raise RequestRejected(THREAD_KEEPS.format(name=name))
+        previous = thread.get("previous_message_id")
+        if previous is None or previous != self._thread_id:
+            raise RequestRejected(THREAD_NOT_FOUND.format(previous=previous))
+        if not isinstance(messages, list):
+            return messages
+        self._thread_messages.extend(messages)
+        return self._thread_messages
 
     def _require_thinking_unchanged(self, messages: list[dict[str, Any]]) -> None:
         # The lesson's rule: the whole reply goes back, so the latest assistant message's thinking blocks must be

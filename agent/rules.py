@@ -14,6 +14,11 @@ from typing import Any
 from agent import schema
 
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
+# Message threads (the beta the SDK's tool runner uses): the FakeModel and the stand-in refuse alike. The phrases come
+# from the SDK's own descriptions of these errors (SDK 2.14, `types/thread_*_error.py`); the stand-in adds the
+# `error.details.error_code` the SDK recovers by.
+THREAD_NOT_FOUND = "thread.previous_message_id: No usable Thread state was found for {previous}"
+THREAD_KEEPS = "{name}: a `continue` takes `{name}` from the thread; the thread keeps the `{name}` it was created with"
 SYSTEM_ROLE = ('messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '
                'not "system" as an input message role.')
 

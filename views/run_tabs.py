@@ -63,6 +63,8 @@ def turn_details(run: RunState, turn: int) -> None:
     st.markdown(f"**Turn {turn} sent** {record.sent} message{'s' if record.sent != 1 else ''} · "
                 f"{view.request_size(request):,} bytes · max_tokens {request['max_tokens']} · tools: "
                 f"{', '.join(run.tool_names) or 'none'}")
+    if (note := view.thread_note(run, record)) is not None:
+        st.caption(note)
     show_json_lazily("The exact request (JSON)", request, f"request{turn}")
     if record.reply is None:
         st.error(record.error or "No reply came back.", icon=":material/block:")

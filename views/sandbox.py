@@ -38,7 +38,7 @@ def put_script_in_controls(script: Script) -> None:
 
 def settings_in_controls() -> dict[str, Any]:
     return {"task": ss.task, "system": ss.system, "tool_names": list(ss.tools), "max_turns": int(ss.max_turns),
-            "max_tokens": int(ss.max_tokens)}
+            "max_tokens": int(ss.max_tokens), "threads": bool(ss.get("threads", False))}
 
 
 def start_run() -> None:
@@ -149,6 +149,8 @@ def sidebar() -> None:
         st.number_input("max_tokens", min_value=1, max_value=128_000, step=256, key="max_tokens",
                         help="The most tokens one reply may have.")
         st.text_area("System prompt", key="system", height=90)
+        st.toggle("Message threads", key="threads", help="Each turn sends only the new messages; the model "
+                  "holds the conversation. The FakeModel holds threads; the Real model gets the whole array.")
 
 
 def script_settings() -> None:

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agent.rules import THREAD_KEEPS, THREAD_NOT_FOUND
+
 MAX_THREADS = 1000
 MAX_AGE_SECONDS = 3600.0
 CREATE_ONLY_FIELDS = ("system", "tools")
@@ -103,15 +105,13 @@ class ThreadStore:
             return body, None
         for name in CREATE_ONLY_FIELDS:
             if name in body:
-                raise ThreadRejected(400, "invalid_request_error",
-                                     f"{name}: a `continue` takes `{name}` from the thread; the thread keeps the "
-                                     f"`{name}` it was created with", "thread_unsupported_request")
+                raise ThreadRejected(400, "invalid_request_error", THREAD_KEEPS.format(name=name),
+                                     "thread_unsupported_request")
         with self._lock:
             self._expire()
             stored = self._held.get(previous)
             if stored is None:
-                raise ThreadRejected(404, "not_found_error",
-                                     f"thread.previous_message_id: No usable Thread state was found for {previous}",
+                raise ThreadRejected(404, "not_found_error", THREAD_NOT_FOUND.format(previous=previous),
                                      "thread_not_found")
             if stored.continued:
                 raise ThreadRejected(400, "invalid_request_error",
