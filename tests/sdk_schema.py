@@ -51,7 +51,8 @@ class _Reader:
         if hint is object or hint is Any:
             return "any"
         if origin is typing.Literal:
-            return {"literal": list(args)}
+            # Sorted: typing caches equal Literals, so the order a hint shows depends on what was imported first.
+            return {"literal": sorted(args, key=repr)}
         if origin in (typing.Union, types.UnionType):
             members: list[Any] = []
             for arg in args:

@@ -21,6 +21,9 @@ from agent.real import running_server
 from agent.scripts import load_script
 from agent.tools import TOOLS, run_tool, tool_schemas
 
+# litellm fetches its price list from the internet on import unless told to use the copy it ships.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 ANSWERING = ["add_then_answer", "thinking_then_answer", "three_tool_chain", "two_calls_one_reply", "two_file_search",
              "failing_tool"]
 MODES = ["lesson", "real-api"]
@@ -296,7 +299,7 @@ def test_langchain_anthropic_bind_tools_invoke_and_stream(name, mode):
 @pytest.mark.parametrize("stream", [False, True], ids=["completion", "stream"])
 @pytest.mark.parametrize("name", PEER_SCRIPTS)
 def test_litellm_completion_with_tools(name, stream, mode, monkeypatch):
-    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of the price list from the internet
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # set at import too: no fetch from the internet
     litellm = peer("litellm")
     script = load_script(name)
     tools = [{"type": "function", "function": {"name": t["name"], "description": t["description"],
