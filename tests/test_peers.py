@@ -197,12 +197,14 @@ def test_sdk_count_tokens_takes_no_max_tokens_and_the_models_list(mode):
     with serving("add_then_answer", mode) as server:
         client = sdk(server)
         counted = client.messages.count_tokens(model=MODEL, messages=[{"role": "user", "content": "hi"}])
-        models = client.models.list()
+        first_page = client.models.list(limit=5)
+        listed = [model.id for model in client.models.list(limit=5)]  # iterating pages on by `after_id`
         one = client.models.retrieve(MODEL)
         with pytest.raises(anthropic.NotFoundError):
             client.models.retrieve("no-such-model")
     assert counted.input_tokens > 0
-    assert MODEL in [model.id for model in models.data] and one.id == MODEL
+    assert len(first_page.data) == 5 and first_page.has_more
+    assert MODEL in listed and len(listed) == len(set(listed)) > 5 and one.id == MODEL
 
 
 def test_the_version_header_decides_the_sampling_fields(mode):
