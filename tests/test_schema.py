@@ -236,3 +236,35 @@ def test_check_request_takes_the_version_and_the_endpoint(tmp_path, capsys):
     assert main(["check-request", str(path), "--api-version", "2023-06-01"]) == 0
     assert main(["check-request", str(path), "--api-version", "2023-06-01", "--count-tokens"]) == 1
     assert "max_tokens: Extra inputs are not permitted" in capsys.readouterr().out
+
+
+def test_the_fake_model_drops_the_lessons_thinking_rule_in_real_api_mode_where_the_api_has_none():
+    from agent.fake import FakeModel
+    from agent.requests import RequestRejected
+    from agent.scripts import parse_script
+    from helpers import reply, text, tool_use
+
+    script = parse_script({"replies": [reply("tool_use", thought("add them"), tool_use("toolu_1")),
+                                       reply("end_turn", text("5"))]}, name="t")
+    for mode in ("lesson", "real-api"):
+        model = FakeModel(script, mode=mode)
+        first = model.create([USER])
+        dropped = [USER, {"role": "assistant", "content": [b for b in first["content"] if b["type"] != "thinking"]},
+                   {"role": "user", "content": [result("toolu_1")]}]
+        if mode == "lesson":  # the lesson's rule: the whole reply goes back
+            with pytest.raises(RequestRejected, match="cannot be modified"):
+                model.create(dropped)
+        else:  # the API with thinking off: earlier thinking may be left out
+            assert model.create(dropped)["stop_reason"] == "end_turn"
+
+
+def test_the_fake_model_checks_the_body_fields_a_loop_passes_by_the_sdks_version():
+    from agent.fake import FakeModel
+    from agent.requests import RequestRejected
+    from agent.scripts import parse_script
+    from helpers import reply, text
+
+    script = parse_script({"replies": [reply("end_turn", text("hi"))]}, name="t")
+    with pytest.raises(RequestRejected, match="^temperature: Extra inputs are not permitted$"):
+        FakeModel(script).create([USER], temperature=0.0)
+    assert FakeModel(script, version=OLD_VERSION).create([USER], temperature=0.0)["stop_reason"] == "end_turn"
