@@ -118,7 +118,7 @@ class RequestChecker:
         if prefix != self._messages:
             return False
         try:
-            contents = list(map(_content, prefix))
+            contents = [message["content"] for message in prefix]  # faster than map(itemgetter) on 3.11+
             return contents == self._contents and list(map(len, contents)) == self._content_sizes
         except (KeyError, TypeError):  # a message that lost its content since
             return False
