@@ -247,6 +247,14 @@ class RequestChecker:
         With thinking on, the assistant message before the last set of tool results must start with its thinking
         block; with it off, a final (prefill) assistant message may hold no thinking. Wording from public reports:
         n8n-io/n8n#22550 and tailcallhq/forgecode#1853.
+
+        What the API does with thinking in earlier turns (the extended-thinking guide, "Preserving thinking blocks",
+        docs.claude.com/en/docs/build-with-claude/extended-thinking; and the context-windows guide): during tool use
+        the last assistant turn's thinking must come back complete and unmodified; thinking of earlier turns may be
+        left out, and the API drops it from the context itself. So dropping is refused only here, with thinking on,
+        for the current tool-use cycle; a changed block is refused anywhere by its signature (`_signature_ok`).
+        The newer "preserved thinking" prefix check (a block is invalid when anything before it changed) is not
+        modelled.
         """
         if not messages or not all(isinstance(m, dict) for m in messages[-2:]):
             return []
