@@ -232,13 +232,14 @@ class RequestChecker:
 
     def _turn_before(self, messages: list[Any], start: int) -> Turn:
         """The already-checked turn that ends just before `start`."""
-        role, first = messages[start - 1]["role"], start - 1
+        # `.get`: these messages passed before, but a loop may have changed a dict of its own in place since.
+        role, first = messages[start - 1].get("role"), start - 1
         if self.mode == "real-api":
-            while first > 0 and messages[first - 1]["role"] == role:
+            while first > 0 and messages[first - 1].get("role") == role:
                 first -= 1
         turn = Turn(role, first)
         for i in range(first, start):
-            turn.blocks.extend((i, j, block) for j, block in enumerate(blocks_of(messages[i]["content"])))
+            turn.blocks.extend((i, j, block) for j, block in enumerate(blocks_of(messages[i].get("content"))))
         return turn
 
     def _thinking_problems(self, messages: list[Any], enabled: bool) -> list[str]:
