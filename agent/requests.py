@@ -211,9 +211,13 @@ class RequestChecker:
 
     def _turns(self, messages: list[Any], start: int, problems: list[str]) -> Any:
         current: Turn | None = None
+        known = self._length  # the last accepted request's length: its user messages passed on their own
         for i in range(start, len(messages)):
-            own, role = message_problems(messages, i, self.mode, self.version)
-            problems.extend(own)
+            if i < known and messages[i].get("role") == "user":  # no rule of one user message hangs on its place
+                role = "user"
+            else:
+                own, role = message_problems(messages, i, self.mode, self.version)
+                problems.extend(own)
             if role is None:
                 continue
             if current is not None and current.role == role:

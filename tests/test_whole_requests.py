@@ -7,10 +7,12 @@ while it passes a loop that keeps its messages in a tuple.
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.exercise import Limits, check_loop
 from agent.fake import FakeModel
-from agent.requests import RequestChecker, RequestRejected
+from agent.requests import RequestChecker, RequestRejected, check_messages
 from agent.scripts import parse_script
 from helpers import reply, text, thinking, tool_use
 
@@ -130,3 +132,31 @@ def test_check_loop_passes_a_loop_that_keeps_its_messages_in_a_tuple():
     assert "messages.append" not in source
     check = check_loop(source, None, FAST)
     assert check.passed, [c.summary for c in check.scripts if not c.passed]
+
+
+EDITS = {
+    "replace content": lambda m, i: m[i].__setitem__("content", [text("changed")]),
+    "pop a block": lambda m, i: m[i]["content"].pop() if isinstance(m[i]["content"], list) and m[i]["content"]
+    else None,
+    "clear content": lambda m, i: m[i]["content"].clear() if isinstance(m[i]["content"], list) else None,
+    "change a reply block": lambda m, i: [b.__setitem__("id", "toolu_changed") for b in m[i]["content"]
+                                          if isinstance(b, dict) and b.get("type") == "tool_use"],
+    "drop a message": lambda m, i: m.pop(i),
+    "insert a message": lambda m, i: m.insert(i, {"role": "user", "content": "hello"}),
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(edit=st.sampled_from(sorted(EDITS)), where=st.integers(min_value=0, max_value=6),
+       mode=st.sampled_from(["lesson", "real-api"]))
+def test_after_any_such_edit_the_warm_checker_agrees_with_a_fresh_one(edit, where, mode):
+    model = FakeModel(parse_script({"replies": [reply("tool_use", thinking(f"step {k}"), tool_use(f"toolu_{k}"))
+                                                for k in range(1, 5)]}, name="four"), mode=mode)
+    checker, messages = RequestChecker(mode), [{"role": "user", "content": "go"}]
+    for k in range(1, 5):
+        assert checker.check(messages) == []
+        answer = model.create(messages)
+        messages.append({"role": "assistant", "content": answer["content"]})
+        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{k}"}]})
+    EDITS[edit](messages, min(where, len(messages) - 1))
+    assert checker.check(messages) == check_messages(messages, mode)
