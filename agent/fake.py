@@ -13,6 +13,7 @@ checked whole again.
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,18 +101,26 @@ class FakeModel:
             problems = schema.body_problems(body, sampling=self.version != LATEST_VERSION)
             if problems:
                 raise RequestRejected(problems[0], problems)
-            self._accepted_body = body
+            self._accepted_body = copy.deepcopy(body)  # a copy: a tools list edited in place is checked again
         thinking = isinstance(options.get("thinking"), dict) and options["thinking"].get("type") in (
             "enabled", "adaptive")
         whole = self._on_thread(messages, thread, system, tools) if isinstance(thread, dict) else messages
         try:
-            self._checker.require(whole, thinking=thinking)
-            if self.mode == "lesson":
-                self._require_thinking_unchanged(whole)
-        except RequestRejected:
+            reply = self._answer(whole, thinking)
+        except BaseException:
             if whole is self._thread_messages:
-                del whole[self._thread_held:]  # the thread holds what it held before this request
+                del whole[self._thread_held:]  # a refused or failed turn: the thread holds what it held before
             raise
+        if isinstance(thread, dict):  # hold the conversation under the reply's id, for the next `continue`
+            self._thread_messages.append({"role": "assistant", "content": reply["content"]})
+            self._thread_held, self._thread_id = len(self._thread_messages), reply["id"]
+        return reply
+
+    def _answer(self, messages: Any, thinking: bool) -> dict[str, Any]:
+        """Check the whole conversation, then give the script's next reply (or raise its error)."""
+        self._checker.require(messages, thinking=thinking)
+        if self.mode == "lesson":
+            self._require_thinking_unchanged(messages)
         if self.calls >= len(self._frozen):
             n = len(self._frozen)
             raise ScriptExhausted(
@@ -125,9 +134,6 @@ class FakeModel:
                  "content": watched(entry["content"]), "stop_reason": entry["stop_reason"]}
         if "usage" in entry:
             reply["usage"] = entry["usage"]
-        if isinstance(thread, dict):  # hold the conversation under the reply's id, for the next `continue`
-            self._thread_messages.append({"role": "assistant", "content": reply["content"]})
-            self._thread_held, self._thread_id = len(self._thread_messages), reply["id"]
         return reply
 
     def _on_thread(self, messages: Any, thread: dict[str, Any], system: Any, tools: Any) -> Any:

@@ -173,3 +173,21 @@ def test_the_sdk_tool_runner_recovers_when_the_stand_in_has_lost_its_threads():
             final = message
     assert [b.text for b in final.content if b.type == "text"] == ["THE SUM IS 3.5 has 4 words."]
     assert any("404 not_found_error" in line for line in lines)  # it was told, and sent the whole history again
+
+
+def test_a_failed_turn_on_a_thread_is_tried_again_with_the_same_thread():
+    overloaded = {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}}
+    first, answer = two_turns()
+    state, model = fake_run(first, overloaded, answer, threads=True)
+    assert run_to_end(state, model) == "5"
+    assert [r.branch for r in state.records] == ["tool_use", "model_error", "answer"]
+    assert state.records[2].thread == state.records[1].thread  # the same continue, sent again
+
+
+def test_a_tools_list_edited_in_place_is_checked_again():
+    state, model = fake_run(*two_turns())
+    tools = [{"name": "add", "description": "Add.", "input_schema": {"type": "object"}}]
+    model.create([USER], tools=tools)
+    tools[0]["strict"] = "yes"
+    with pytest.raises(RequestRejected, match=r"^tools\.0\.strict: Input should be a valid boolean$"):
+        model.create([USER], tools=tools)
