@@ -191,3 +191,16 @@ def test_a_tools_list_edited_in_place_is_checked_again():
     tools[0]["strict"] = "yes"
     with pytest.raises(RequestRejected, match=r"^tools\.0\.strict: Input should be a valid boolean$"):
         model.create([USER], tools=tools)
+
+
+@pytest.mark.parametrize("path", ["/v1/messages", "/v1/messages/count_tokens"])
+@pytest.mark.parametrize("payload", [[USER], "hello", 5, None])
+def test_a_body_that_is_not_an_object_is_a_400_in_words(path, payload):
+    with running_server(load_script("add_then_answer")) as server:
+        request = urllib.request.Request(server.base_url + path, data=json.dumps(payload).encode(), method="POST",
+                                         headers={"x-api-key": "k", "content-type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(request, timeout=10)
+    assert caught.value.code == 400
+    assert json.loads(caught.value.read())["error"]["message"] == (
+        "body: a request is a JSON object with a messages list")

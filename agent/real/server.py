@@ -195,8 +195,8 @@ class StandInServer(ThreadingHTTPServer):
 
         A thread's `continue` is answered as the whole conversation it stands for (`agent.real.threads`).
         """
-        if not isinstance(body, dict):
-            return self._answer_whole(body, version)
+        if not isinstance(body, dict):  # `check-request` takes a bare messages list; the API takes an object only
+            raise ApiError(400, "invalid_request_error", "body: a request is a JSON object with a messages list")
         try:
             whole, continued = self.threads.open(body)
         except ThreadRejected as exc:
@@ -259,6 +259,8 @@ class StandInServer(ThreadingHTTPServer):
 
     def count_tokens(self, body: Any, version: str = LATEST_VERSION) -> dict[str, Any]:
         """The estimated input tokens of a checked count_tokens body (which takes no `max_tokens`), or ApiError."""
+        if not isinstance(body, dict):
+            raise ApiError(400, "invalid_request_error", "body: a request is a JSON object with a messages list")
         problems = self._checker(version).check_body(body, endpoint="count_tokens")
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
