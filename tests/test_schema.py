@@ -268,3 +268,25 @@ def test_the_fake_model_checks_the_body_fields_a_loop_passes_by_the_sdks_version
     with pytest.raises(RequestRejected, match="^temperature: Extra inputs are not permitted$"):
         FakeModel(script).create([USER], temperature=0.0)
     assert FakeModel(script, version=OLD_VERSION).create([USER], temperature=0.0)["stop_reason"] == "end_turn"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=json_values, version=st.sampled_from(["2023-06-01", "2026-10-21"]))
+def test_the_stand_in_answers_any_json_body_with_a_reply_or_an_api_error(value, version):
+    from agent.real.server import ApiError, StandInServer
+    from agent.scripts import load_script
+
+    server = StandInServer(load_script("add_then_answer"), port=0)
+    try:
+        for candidate in (value, {"model": "m", "max_tokens": 5, "messages": value},
+                          {"model": "m", "max_tokens": 5, "messages": [USER], "thread": value},
+                          {"model": "m", "max_tokens": 5, "messages": [value], "thread": {"type": "create"}}):
+            for answer in (server.answer, server.count_tokens):
+                try:
+                    answered = answer(candidate, version)
+                except ApiError as refused:
+                    assert refused.status in (400, 404) and refused.message
+                else:
+                    assert isinstance(answered, dict)
+    finally:
+        server.server_close()
