@@ -204,3 +204,19 @@ def test_a_body_that_is_not_an_object_is_a_400_in_words(path, payload):
     assert caught.value.code == 400
     assert json.loads(caught.value.read())["error"]["message"] == (
         "body: a request is a JSON object with a messages list")
+
+
+def test_the_pages_switch_runs_over_a_thread_and_says_the_bytes_both_ways(monkeypatch):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "sandbox_app.py"), default_timeout=30).run()
+    at.toggle(key="threads").set_value(True).run()
+    for _ in range(2):
+        at = next(b for b in at.button if b.label == "Step").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    run = at.session_state["run"]
+    assert run.threads and run.result == "2 + 3 is 5." and run.records[1].thread["type"] == "continue"
+    assert any(c.value.startswith("Over a message thread (continue): this turn sent ") for c in at.caption)
