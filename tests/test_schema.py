@@ -46,7 +46,12 @@ def body(messages, **fields):
 
 def test_the_schema_file_is_what_the_installed_sdk_says():
     """When the SDK moves, this fails: run `python tests/sdk_schema.py` and read the diff."""
-    assert SCHEMA_FILE.read_text() == schema_text(read_sdk_schema())
+    import anthropic
+
+    written = json.loads(SCHEMA_FILE.read_text())["sdk_version"]
+    assert SCHEMA_FILE.read_text() == schema_text(read_sdk_schema()), (
+        f"agent/api_schema.json was read from anthropic {written}, and anthropic {anthropic.__version__} is "
+        "installed: run `python tests/sdk_schema.py`, read `git diff agent/api_schema.json`, and commit it")
 
 
 def test_every_content_block_type_the_sdk_lists_is_known():
