@@ -7,13 +7,14 @@ A fake run imports neither streamlit nor anthropic, so it starts fast.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from agent.fake import FakeModel
-from agent.loop import RunState, console_lines, run_to_end
-from agent.requests import MODES, check_body
+from agent.loop import RunState, TurnRecord, console_lines, run_to_end
+from agent.requests import API_VERSIONS, LATEST_VERSION, MODES, check_body
 from agent.scripts import ScriptError, builtin_names, load_script
 from agent.tools import TOOLS
 from agent.untrusted import UntrustedInputError, load_json_file, parse_json, read_limited
@@ -50,9 +51,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     script = load_script(args.script)
     state = RunState(args.task if args.task is not None else script.task, system=script.system,
                      tool_names=args.tools if args.tools is not None else script.tools,
-                     max_turns=args.max_turns or script.max_turns)
+                     max_turns=args.max_turns or script.max_turns, threads=args.threads)
     run_to_end(state, FakeModel(script, mode=args.mode))
     print("\n".join(console_lines(state)))
+    if args.threads:
+        print(_bytes_line(state))
     if args.record:
         from agent.real import save_recording
 
@@ -61,6 +64,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"{args.record}: cannot write it ({exc.strerror or exc})") from None
     return 0
+
+
+def _bytes_line(state: RunState) -> str:
+    """The bytes each turn's request body held over a thread, against the whole array each time."""
+    counted = [record for record in state.records if record.counted]
+    threaded = [len(json.dumps(state.request(record)).encode()) for record in counted]
+    whole = [len(json.dumps(state.request(TurnRecord(record.turn, record.sent))).encode()) for record in counted]
+    return (f"bytes sent each turn over a thread: {', '.join(map(str, threaded))} "
+            f"(the whole array each turn: {', '.join(map(str, whole))})")
 
 
 def _port(text: str) -> int:
@@ -119,7 +131,7 @@ def cmd_check_request(args: argparse.Namespace) -> int:
         body = parse_json(read_limited(sys.stdin.buffer, "-"), "-")  # "-" names standard input, as typed
     else:
         body = load_json_file(args.file)
-    problems = check_body(body, args.mode)
+    problems = check_body(body, args.mode, args.api_version, "count_tokens" if args.count_tokens else "create")
     for problem in problems:
         print(f"bad request: {problem}")
     if not problems:
@@ -162,6 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--tools", type=_tool_list, help="the tools the agent is given, e.g. add,word_count")
     run.add_argument("--mode", choices=MODES, default="lesson", help="how strictly requests are checked")
     run.add_argument("--record", metavar="FILE", help="also save the run as a script that replays it")
+    run.add_argument("--threads", action="store_true",
+                     help="send each turn only the new messages over a message thread, and print the bytes sent")
     run.set_defaults(handler=cmd_run)
 
     commands.add_parser("scripts", help="list the built-in scripts").set_defaults(handler=cmd_scripts)
@@ -173,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check-request", help="check a Messages API request body (or a messages list)")
     check.add_argument("file", help="a JSON file, or - for standard input")
     check.add_argument("--mode", choices=MODES, default="lesson")
+    check.add_argument("--api-version", choices=API_VERSIONS, default=LATEST_VERSION,
+                       help="the anthropic-version whose rules apply (default: what the SDK sends)")
+    check.add_argument("--count-tokens", action="store_true", help="check it as a /v1/messages/count_tokens body")
     check.set_defaults(handler=cmd_check_request)
 
     loop = commands.add_parser("check-loop", help="check your own run_agent (the exercise) against the scripts")

@@ -4,16 +4,25 @@ Each `create` call checks the request against the API's rules
 (`agent.requests`), refusing a bad one with the API's own words, then answers
 with a fresh copy of the script's next reply. A script entry that is an error
 raises the exception the `anthropic` SDK raises for that status.
+
+Every thinking block it sends carries a signature, as the API's do: the
+script's own, or one derived from the text (`agent.signing`). The reply's
+content is watched (`agent.watched`), so a loop that later edits it in place is
+checked whole again.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.requests import RequestChecker, RequestRejected
+from agent import schema, signing
+from agent.requests import LATEST_VERSION, RequestChecker, RequestRejected, as_message_list
+from agent.rules import THREAD_KEEPS, THREAD_NOT_FOUND
 from agent.scripts import Script
+from agent.watched import watched
 
 THINKING_TYPES = ("thinking", "redacted_thinking")
 
@@ -59,24 +68,65 @@ class FakeModel:
     """`lesson` (strict, the default) or `real-api` (as the service behaves)."""
     calls: int = 0
     """Requests answered so far: the next one gets `script.replies[calls]`."""
+    version: str = LATEST_VERSION
+    """The `anthropic-version` whose rules apply: the one the installed SDK sends, unless a server was told another."""
+    holds_threads: bool = True
+    """It takes `thread` (create, continue) as the stand-in does: the loop's thread switch sends it new messages."""
     requests: list[dict[str, Any]] = field(default_factory=list, repr=False)
     """What each request carried besides the messages (system, tools, max_tokens, message count)."""
 
     def __post_init__(self) -> None:
-        self._checker = RequestChecker(self.mode)
+        self._checker = RequestChecker(self.mode, self.version)
+        self._accepted_body: dict[str, Any] | None = None
+        self._thread_id: str | None = None  # the reply a `continue` may resume from
+        self._thread_messages: list[Any] = []  # the conversation the thread holds, up to and with that reply
+        self._thread_held = 0
         # Kept as text so every answer is a new object: a loop that mutates a
         # reply can never change what the script plays next time.
-        self._frozen = [json.dumps(entry) for entry in self.script.replies]
+        self._frozen = [json.dumps(_signed(entry)) for entry in self.script.replies]
+        for entry in self.script.replies:
+            self._checker.trust(entry.get("content") or [])
 
-    def create(self, messages: list[dict[str, Any]], *, system: str = "", tools: list[dict[str, Any]] | None = None,
-               max_tokens: int = 1024, **_: Any) -> dict[str, Any]:
-        """Check the request, then answer with the next reply of the script."""
+    def create(self, messages: Any, *, system: Any = "", tools: Any = None, max_tokens: Any = 1024,
+               **options: Any) -> dict[str, Any]:
+        """Check the request, then answer with the next reply of the script.
+
+        Any other keyword is a field of the request body, checked as the API checks it (`temperature` under
+        version 2026-10-21: `temperature: Extra inputs are not permitted`).
+        """
+        messages = as_message_list(messages)
+        thread = options.get("thread")
         self.requests.append({"messages": len(messages) if isinstance(messages, list) else None,
                               "system": system, "tools": tools or [], "max_tokens": max_tokens})
-        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-            raise RequestRejected("max_tokens: Input should be greater than or equal to 1")
-        self._checker.require(messages)
-        self._require_thinking_unchanged(messages)
+        body = {"model": options.pop("model", "fake"), "max_tokens": max_tokens, "messages": [], **options}
+        if system:
+            body["system"] = system
+        if tools:
+            body["tools"] = tools
+        if body != self._accepted_body:  # a loop sends the same settings every turn: checked once
+            problems = schema.body_problems(body, sampling=self.version != LATEST_VERSION)
+            if problems:
+                raise RequestRejected(problems[0], problems)
+            self._accepted_body = copy.deepcopy(body)  # a copy: a tools list edited in place is checked again
+        thinking = isinstance(options.get("thinking"), dict) and options["thinking"].get("type") in (
+            "enabled", "adaptive")
+        whole = self._on_thread(messages, thread, system, tools) if isinstance(thread, dict) else messages
+        try:
+            reply = self._answer(whole, thinking)
+        except BaseException:
+            if whole is self._thread_messages:
+                del whole[self._thread_held:]  # a refused or failed turn: the thread holds what it held before
+            raise
+        if isinstance(thread, dict):  # hold the conversation under the reply's id, for the next `continue`
+            self._thread_messages.append({"role": "assistant", "content": reply["content"]})
+            self._thread_held, self._thread_id = len(self._thread_messages), reply["id"]
+        return reply
+
+    def _answer(self, messages: Any, thinking: bool) -> dict[str, Any]:
+        """Check the whole conversation, then give the script's next reply (or raise its error)."""
+        self._checker.require(messages, thinking=thinking)
+        if self.mode == "lesson":
+            self._require_thinking_unchanged(messages)
         if self.calls >= len(self._frozen):
             n = len(self._frozen)
             raise ScriptExhausted(
@@ -87,17 +137,41 @@ class FakeModel:
         if "error" in entry:
             raise sdk_error(entry["error"])
         reply = {"id": f"msg_fake_{self.calls:04d}", "type": "message", "role": "assistant", "model": "fake",
-                 "content": entry["content"], "stop_reason": entry["stop_reason"]}
+                 "content": watched(entry["content"]), "stop_reason": entry["stop_reason"]}
         if "usage" in entry:
             reply["usage"] = entry["usage"]
         return reply
 
+    def _on_thread(self, messages: Any, thread: dict[str, Any], system: Any, tools: Any) -> Any:
+        """The whole conversation a thread request stands for: the new messages after what the thread holds.
+
+        The FakeModel holds one thread, its run's; `agent.real.threads` holds many for the stand-in.
+        """
+        if thread.get("type") == "create":
+            self._thread_messages, self._thread_held = list(messages) if isinstance(messages, list) else [], 0
+            return self._thread_messages if isinstance(messages, list) else messages
+        if thread.get("type") != "continue":
+            return messages  # the schema has said what is wrong with it
+        for name, value in (("system", system), ("tools", tools)):
+            if value:
+                raise RequestRejected(THREAD_KEEPS.format(name=name))
+        previous = thread.get("previous_message_id")
+        if previous is None or previous != self._thread_id:
+            raise RequestRejected(THREAD_NOT_FOUND.format(previous=previous))
+        if not isinstance(messages, list):
+            return messages
+        self._thread_messages.extend(messages)
+        return self._thread_messages
+
     def _require_thinking_unchanged(self, messages: list[dict[str, Any]]) -> None:
-        # As the API does, only the latest assistant message is compared with
-        # the reply it came from, so the check costs the same every turn.
+        # The lesson's rule: the whole reply goes back, so the latest assistant message's thinking blocks must be
+        # the ones served, none dropped. The API itself refuses a changed block anywhere (its signature no longer
+        # matches) and a dropped one only with thinking on (`agent.requests`); the lesson is stricter, in the
+        # latest assistant message only, so the check costs the same every turn.
         if self.calls == 0:
             return
-        latest = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "assistant"), None)
+        latest = next((i for i in range(len(messages) - 1, -1, -1)
+                       if isinstance(messages[i], dict) and messages[i].get("role") == "assistant"), None)
         if latest is None:
             return
         served = json.loads(self._frozen[self.calls - 1])
@@ -113,6 +187,13 @@ class FakeModel:
                 f"messages.{latest}.content.{position}: `thinking` or `redacted_thinking` blocks in the latest "
                 "assistant message cannot be modified. These blocks must remain as they were in the original "
                 "response.")
+
+
+def _signed(entry: dict[str, Any]) -> dict[str, Any]:
+    """A script entry whose thinking blocks all carry a signature."""
+    if not isinstance(entry.get("content"), list):
+        return entry
+    return {**entry, "content": [signing.signed(block) for block in entry["content"]]}
 
 
 def _blocks_of(message: dict[str, Any]) -> list[Any]:

@@ -39,7 +39,11 @@ class TurnRecord:
     turn: int
     """The turn's number, counting from 1."""
     sent: int
-    """How many messages the request carried."""
+    """How long the conversation was when the request went: the request carried messages[sent_from:sent]."""
+    sent_from: int = 0
+    """Where the request's messages began: 0 (the whole array), or past what a message thread already holds."""
+    thread: dict[str, Any] | None = None
+    """The `thread` field the request carried (`create`, or `continue` from the last reply), when threads are on."""
     branch: str = ""
     """What the loop did: `answer`, `tool_use`, `stopped`, `limit`, `bad_request`, `no_reply` or `model_error`.
 
@@ -89,6 +93,8 @@ class RunState:
     """One record per turn, and one per failed attempt."""
     result: str | None = None
     """What the loop returned, once it has finished."""
+    threads: bool = False
+    """Send each turn only the new messages over a message thread, when the model holds threads (the FakeModel)."""
 
     def __post_init__(self) -> None:
         if not self.messages:
@@ -114,9 +120,13 @@ class RunState:
         return None
 
     def request(self, record: TurnRecord) -> dict[str, Any]:
-        """The request that a turn sent: the conversation only grows, so it is a prefix."""
-        return {"max_tokens": self.max_tokens, "system": self.system, "tools": tool_schemas(self.tool_names),
-                "messages": self.messages[:record.sent]}
+        """The request that a turn sent: the conversation only grows, so it is a prefix (or, on a thread, its end)."""
+        if record.thread is not None and record.thread.get("type") == "continue":  # the thread keeps system, tools
+            return {"max_tokens": self.max_tokens, "thread": record.thread,
+                    "messages": self.messages[record.sent_from:record.sent]}
+        request = {"max_tokens": self.max_tokens, "system": self.system, "tools": tool_schemas(self.tool_names),
+                   "messages": self.messages[:record.sent]}
+        return {**request, "thread": record.thread} if record.thread is not None else request
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -175,8 +185,11 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
     started = time.perf_counter()
     record = TurnRecord(turn=state.turn + 1, sent=len(state.messages))
     try:
-        reply = model.create(state.messages, system=state.system,
-                             tools=tool_schemas(state.tool_names), max_tokens=state.max_tokens)
+        if state.threads and getattr(model, "holds_threads", False):
+            reply = ask_on_thread(state, model, record)  # only the new messages: the model holds the rest
+        else:
+            reply = model.create(state.messages, system=state.system,
+                                 tools=tool_schemas(state.tool_names), max_tokens=state.max_tokens)
     except Exception as exc:  # a failing model is a state of the run, never a crash
         record.error = describe_error(exc)
         if _is_bad_request(exc):
@@ -215,6 +228,19 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
     record.seconds = time.perf_counter() - started
     state.records.append(record)
     return record
+
+
+def ask_on_thread(state: RunState, model: Model, record: TurnRecord) -> dict[str, Any]:
+    """Send a turn over a message thread: the first creates it; later ones continue from the last reply with only
+    the messages after it, and without system and tools, which the thread keeps."""
+    previous = next((r for r in reversed(state.records) if r.reply is not None), None)
+    if previous is None:
+        record.thread = {"type": "create"}
+        return model.create(state.messages, system=state.system, tools=tool_schemas(state.tool_names),
+                            max_tokens=state.max_tokens, thread=record.thread)
+    record.thread = {"type": "continue", "previous_message_id": previous.reply.get("id")}
+    record.sent_from = previous.sent + 1  # the thread holds the conversation up to and with that reply
+    return model.create(state.messages[record.sent_from:], max_tokens=state.max_tokens, thread=record.thread)
 
 
 def run_to_end(state: RunState, model: Model, retries: int = 2) -> str:
@@ -276,5 +302,5 @@ def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, re
         lines.append(f"result: {state.result}")
     elif state.error and returned:
         lines.append(f"result: model error: {state.error}")
-    lines.append("messages sent each turn: " + ", ".join(str(r.sent) for r in state.records if r.counted))
+    lines.append("messages sent each turn: " + ", ".join(str(r.sent - r.sent_from) for r in state.records if r.counted))
     return lines

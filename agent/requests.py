@@ -8,24 +8,35 @@ check requests here, so a mistake reads the same wherever it is made. Two modes:
 - `real-api`: as the service behaves. Consecutive messages of one role are
   merged, and a final assistant message is allowed as a prefill.
 
-`RequestChecker` remembers the conversation it last accepted, so a request
-that only extends it re-checks just the new messages: a long run stays linear.
+Every field of the body is checked against the schema the SDK's own types give
+(`agent.schema`), and the rules between messages (tool ids, roles, thinking) on
+top. The API version decides a few rules: 2026-10-21, which SDK 2.x sends,
+refuses the sampling fields and two kinds of content that 2023-06-01 takes.
+
+Every request is checked whole, as the API checks it, so a loop that edits a
+message it sent before is judged on the edited request. `RequestChecker` keeps
+that linear over a long run: it proves cheaply that the messages it accepted
+last time are unchanged (`_unchanged`, and `agent.watched` for the reply blocks
+the FakeModel handed out) and then checks only the last turn again and the new
+messages; anything the proof cannot rule out is checked from the start.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
-MODES = ("lesson", "real-api")
+from agent import schema, signing, watched
+from agent.rules import ID_PATTERN, Turn, blocks_of, check_final, check_pair, message_problems
 
-ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
-KNOWN_BLOCK_TYPES = frozenset({
-    "text", "image", "document", "search_result", "thinking", "redacted_thinking", "tool_use",
-    "tool_result", "server_tool_use", "web_search_tool_result",
-})
+MODES = ("lesson", "real-api")
+__all__ = ["API_VERSIONS", "ID_PATTERN", "LATEST_VERSION", "MODES", "OLD_VERSION", "RequestChecker", "RequestRejected",
+           "as_message_list", "check_body", "check_messages", "thinking_enabled"]
+OLD_VERSION = "2023-06-01"
+LATEST_VERSION = "2026-10-21"
+"""What SDK 2.x sends in `anthropic-version`; the FakeModel and the page check by it."""
+API_VERSIONS = (OLD_VERSION, LATEST_VERSION)
+_content = itemgetter("content")
 
 
 class RequestRejected(Exception):
@@ -37,139 +48,133 @@ class RequestRejected(Exception):
         self.problems = problems or [message]
 
 
-@dataclass
-class _Turn:
-    """One role's consecutive messages (one message, unless real-api mode merged several)."""
-
-    role: str
-    first: int
-    """Index of its first message in the request."""
-    blocks: list[tuple[int, int, Any]] = field(default_factory=list)
-    """(message index, block index, block) for every block, in order."""
+def thinking_enabled(body: dict[str, Any]) -> bool:
+    """Whether a request body turns extended thinking on (`enabled` or `adaptive`)."""
+    thinking = body.get("thinking")
+    return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
 
 
-def _blocks(content: Any) -> list[Any]:
-    if isinstance(content, str):  # a plain string is one text block
-        return [{"type": "text", "text": content}] if content else []
-    return content if isinstance(content, list) else []
-
-
-def _message_problems(messages: list[Any], i: int, mode: str) -> tuple[list[str], str | None]:
-    """Problems of message i on its own, and its role if it has a usable one."""
-    message = messages[i]
-    if not isinstance(message, dict):
-        return [f"messages.{i}: Input should be a valid dictionary"], None
-    role, content = message.get("role"), message.get("content")
-    problems = []
-    if role == "system":
-        problems.append(
-            'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '
-            'not "system" as an input message role.')
-        role = None
-    elif role not in ("user", "assistant"):
-        problems.append(f"messages.{i}.role: Input should be 'user' or 'assistant'")
-        role = None
-    if not isinstance(content, str | list):
-        problems.append(f"messages.{i}.content: Input should be a valid string or a list of content blocks")
-        return problems, role
-    final_assistant = role == "assistant" and i == len(messages) - 1
-    if not content and not (final_assistant and mode == "real-api"):
-        problems.append(f"messages.{i}: all messages must have non-empty content except for the optional "
-                        "final assistant message")
-    for j, block in enumerate(_blocks(content)):
-        where = f"messages.{i}.content.{j}"
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind not in KNOWN_BLOCK_TYPES:
-            problems.append(f"{where}.type: Input tag '{kind}' found using 'type' does not match any of "
-                            "the expected tags")
-        elif kind == "text":
-            text = block.get("text")
-            if not isinstance(text, str) or text == "":
-                problems.append("messages: text content blocks must be non-empty")
-            elif not text.strip():
-                problems.append("messages: text content blocks must contain non-whitespace text")
-        elif kind == "tool_use":
-            for name in ("id", "name", "input"):
-                if name not in block:
-                    problems.append(f"{where}.tool_use.{name}: Field required")
-            tool_id = block.get("id")
-            if "id" in block and (not isinstance(tool_id, str) or not ID_PATTERN.match(tool_id)):
-                problems.append(f"{where}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'")
-        elif kind == "tool_result" and "tool_use_id" not in block:
-            problems.append(f"{where}.tool_result.tool_use_id: Field required")
-    if role == "assistant":
-        blocks = _blocks(content)
-        if blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "thinking":
-            problems.append("The final block in an assistant message cannot be `thinking`.")
-    return problems, role
+def as_message_list(messages: Any) -> Any:
+    """Messages as the SDK sends them: any iterable (a tuple, a generator) becomes a JSON array."""
+    if isinstance(messages, list) or isinstance(messages, str | bytes | dict):
+        return messages
+    try:
+        return list(messages)
+    except Exception:  # not iterable, or an iterator that fails: the schema says what it is not
+        return messages
 
 
 class RequestChecker:
     """Checks each request of one conversation against the API's rules."""
 
-    def __init__(self, mode: str = "lesson") -> None:
+    def __init__(self, mode: str = "lesson", version: str = LATEST_VERSION, *, verify_signatures: bool = True) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        self.mode = mode
+        if version not in API_VERSIONS:
+            raise ValueError(f"version must be one of {', '.join(API_VERSIONS)}, not {version!r}")
+        self.mode, self.version = mode, version
+        self.verify_signatures = verify_signatures
+        """Whether a thinking block's signature must be the sandbox's (or one a script gave) for its text."""
+        self.checked = 0
+        """Requests checked so far."""
+        self.from_start = 0
+        """Of those, how many had to be checked from the first message (the rest: from the last turn on)."""
+        self.trusted: set[tuple[str, str]] = set()
+        """(thinking, signature) pairs a script gave: a recorded real run's signatures hold for their text."""
         self._reset()
 
+    def trust(self, blocks: list[Any]) -> None:
+        """Accept the signatures these (served) thinking blocks carry, for exactly their text."""
+        for block in blocks:
+            if isinstance(block, dict) and block.get("type") == "thinking":
+                text, signature = block.get("thinking"), block.get("signature")
+                if isinstance(text, str) and isinstance(signature, str) and signature != signing.sign(text):
+                    self.trusted.add((text, signature))
+
     def _reset(self) -> None:
-        # What the last accepted request proved: messages before `_settled` pass
-        # every rule that a later message cannot change.
+        # What the last accepted request proved: messages before `_settled` pass every rule that a later
+        # message cannot change; the lists below are what `_unchanged` compares the next request with.
         self._settled = 0
-        self._first: Any = None
-        self._last: Any = None
         self._length = 0
         self._ids: list[tuple[int, str]] = []  # (message index, tool_use id), in order
         self._id_set: set[str] = set()
+        self._messages: list[Any] = []
+        self._contents: list[Any] = []
+        self._content_sizes: list[int] = []
+        self._changes = watched.changes()
 
-    def _extends_last(self, messages: list[Any]) -> bool:
-        # The loop appends to one list, so the same message objects at both
-        # ends of the old request mean the new one carries it unchanged.
+    def _unchanged(self, messages: list[Any]) -> bool:
+        """Whether the messages of the last accepted request are, as far as a cheap proof can tell, as they were.
+
+        Each comparison runs in C over the whole prefix: the same message objects, holding the same content
+        objects of the same lengths; and no watched reply block (the model's content, `agent.watched`) changed.
+        What this cannot see: an in-place change to a dict the loop built itself (a message's role or an added
+        key, a block of its own tool results), or a block swapped inside the loop's own list for another.
+        """
         n = self._length
-        return 0 < n <= len(messages) and messages[0] is self._first and messages[n - 1] is self._last
+        if not 0 < n <= len(messages) or self._changes != watched.changes():
+            return False
+        prefix = messages[:n]
+        if prefix != self._messages:
+            return False
+        try:
+            contents = [message["content"] for message in prefix]  # faster than map(itemgetter) on 3.11+
+            return contents == self._contents and list(map(len, contents)) == self._content_sizes
+        except (KeyError, TypeError):  # a message that lost its content since
+            return False
 
-    def check(self, messages: Any) -> list[str]:
-        """Every problem with this request's messages, in order; empty when the API would accept it."""
+    def _remember(self, messages: list[Any]) -> None:
+        added = messages[len(self._messages):]
+        self._messages.extend(added)
+        contents = list(map(_content, added))
+        self._contents.extend(contents)
+        self._content_sizes.extend(map(len, contents))
+        self._length = len(messages)
+        self._changes = watched.changes()
+
+    def check(self, messages: Any, *, thinking: bool = False) -> list[str]:
+        """Every problem with this request's messages, in order; empty when the API would accept it.
+
+        `thinking` says whether the request turns extended thinking on: some thinking rules apply only then.
+        """
+        messages = as_message_list(messages)
         if not isinstance(messages, list):
             self._reset()
             return ["messages: Input should be a valid list"]
-        if not self._extends_last(messages):
+        self.checked += 1
+        if not self._unchanged(messages):
             self._reset()
+            self.from_start += 1
         problems = self._check_from(messages, self._settled)
+        problems += self._thinking_problems(messages, thinking)
         if problems:
             self._reset()
         else:
-            self._first, self._last, self._length = messages[0], messages[-1], len(messages)
+            self._remember(messages)
         return problems
 
-    def require(self, messages: Any) -> None:
+    def require(self, messages: Any, *, thinking: bool = False) -> None:
         """Raise RequestRejected with the first problem, as the API answers one 400 at a time."""
-        problems = self.check(messages)
+        problems = self.check(messages, thinking=thinking)
         if problems:
             raise RequestRejected(problems[0], problems)
 
-    def _turns(self, messages: list[Any], start: int, problems: list[str]) -> Iterator[_Turn]:
-        current: _Turn | None = None
-        for i in range(start, len(messages)):
-            own, role = _message_problems(messages, i, self.mode)
-            problems.extend(own)
-            if role is None:
-                continue
-            if current is not None and current.role == role:
-                if self.mode == "lesson":
-                    problems.append(f'messages: roles must alternate between "user" and "assistant", but '
-                                    f'found multiple "{role}" roles in a row')
-                    yield current
-                    current = _Turn(role, i)
-            else:
-                if current is not None:
-                    yield current
-                current = _Turn(role, i)
-            for j, block in enumerate(_blocks(messages[i]["content"])):
-                current.blocks.append((i, j, block))
-        if current is not None:
-            yield current
+    def check_body(self, body: Any, endpoint: str = "create") -> list[str]:
+        """Every problem with a whole request body for `/v1/messages` (`create`) or `.../count_tokens`."""
+        if isinstance(body, list):
+            return self.check(body)
+        if not isinstance(body, dict):
+            return ["body: a request is a JSON object with a messages list"]
+        problems = schema.body_problems(body, endpoint, sampling=self.version == OLD_VERSION)
+        if "messages" in body:
+            problems += self.check(body["messages"], thinking=thinking_enabled(body))
+        return problems
+
+    def _signature_ok(self, block: dict[str, Any]) -> bool:
+        text, signature = block.get("thinking"), block.get("signature")
+        if not self.verify_signatures or not isinstance(text, str) or not isinstance(signature, str):
+            return True  # the schema has said what is wrong with it
+        return signature == signing.sign(text) or (text, signature) in self.trusted
 
     def _check_from(self, messages: list[Any], start: int) -> list[str]:
         if not messages:
@@ -178,113 +183,114 @@ class RequestChecker:
         # turn is checked again, since it now pairs with what comes after it.
         while self._ids and self._ids[-1][0] >= start:
             self._id_set.discard(self._ids.pop()[1])
+        for remembered in (self._messages, self._contents, self._content_sizes):
+            del remembered[start:]
         problems: list[str] = []
-        if start == 0 and isinstance(messages[0], dict) and messages[0].get("role") in ("user", "assistant") \
-                and messages[0]["role"] != "user":
+        if start == 0 and isinstance(messages[0], dict) and messages[0].get("role") == "assistant":
             problems.append('messages: first message must use the "user" role')
-        # The turn before `start` was checked already; it is the context that
-        # the first new turn pairs with.
         previous = self._turn_before(messages, start) if start else None
-        last: _Turn | None = None
+        last: Turn | None = None
         for turn in self._turns(messages, start, problems):
-            self._check_pair(previous, turn, problems)
+            check_pair(previous, turn, problems)
             for i, j, block in turn.blocks:
-                if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                if not isinstance(block, dict):
+                    continue
+                kind = block.get("type")
+                if kind == "tool_use" and isinstance(block.get("id"), str):
                     if block["id"] in self._id_set:
                         problems.append(f"messages.{i}.content.{j}: `tool_use` ids must be unique")
                     self._ids.append((i, block["id"]))
                     self._id_set.add(block["id"])
+                elif kind == "thinking" and not self._signature_ok(block):
+                    problems.append(f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block")
             previous = last = turn
         if last is not None:
-            self._check_final(messages, last, problems)
+            check_final(messages, last, self.mode, problems)
             self._settled = last.first
         return problems
 
-    def _turn_before(self, messages: list[Any], start: int) -> _Turn:
+    def _turns(self, messages: list[Any], start: int, problems: list[str]) -> Any:
+        current: Turn | None = None
+        known = self._length  # the last accepted request's length: its user messages passed on their own
+        for i in range(start, len(messages)):
+            if i < known and messages[i].get("role") == "user":  # no rule of one user message hangs on its place
+                role = "user"
+            else:
+                own, role = message_problems(messages, i, self.mode, self.version)
+                problems.extend(own)
+            if role is None:
+                continue
+            if current is not None and current.role == role:
+                if self.mode == "lesson":
+                    problems.append(f'messages: roles must alternate between "user" and "assistant", but '
+                                    f'found multiple "{role}" roles in a row')
+                    yield current
+                    current = Turn(role, i)
+            else:
+                if current is not None:
+                    yield current
+                current = Turn(role, i)
+            current.blocks.extend((i, j, block) for j, block in enumerate(blocks_of(messages[i]["content"])))
+        if current is not None:
+            yield current
+
+    def _turn_before(self, messages: list[Any], start: int) -> Turn:
         """The already-checked turn that ends just before `start`."""
-        role, first = messages[start - 1]["role"], start - 1
+        # `.get`: these messages passed before, but a loop may have changed a dict of its own in place since.
+        role, first = messages[start - 1].get("role"), start - 1
         if self.mode == "real-api":
-            while first > 0 and messages[first - 1]["role"] == role:
+            while first > 0 and messages[first - 1].get("role") == role:
                 first -= 1
-        turn = _Turn(role, first)
+        turn = Turn(role, first)
         for i in range(first, start):
-            turn.blocks.extend((i, j, block) for j, block in enumerate(_blocks(messages[i]["content"])))
+            turn.blocks.extend((i, j, block) for j, block in enumerate(blocks_of(messages[i].get("content"))))
         return turn
 
-    @staticmethod
-    def _check_pair(before: _Turn | None, turn: _Turn, problems: list[str]) -> None:
-        """The tool rules between an assistant turn and the user turn after it."""
-        if turn.role != "user":
-            if before is not None and before.role == "assistant":
-                RequestChecker._unanswered(before, [], problems)
-            return
-        asked = [] if before is None else [
-            b.get("id") for _, _, b in before.blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
-        leading = 0
-        for _, _, block in turn.blocks:
-            if not (isinstance(block, dict) and block.get("type") == "tool_result"):
-                break
-            leading += 1
-        answered: list[Any] = []  # ids may be any JSON value here, even unhashable ones
-        for i, j, block in turn.blocks:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                tool_use_id = block.get("tool_use_id")
-                if tool_use_id not in asked:
-                    problems.append(
-                        f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
-                        f"{tool_use_id}. Each `tool_result` block must have a corresponding `tool_use` block "
-                        "in the previous message.")
-                answered.append(tool_use_id)
-        if asked and before is not None:
-            RequestChecker._unanswered(before, answered, problems)
-            if leading < len(asked) and all(tool_id in answered for tool_id in asked):
-                problems.append(
-                    f"messages.{turn.first}: Did not find {len(asked)} `tool_result` block(s) at the beginning "
-                    "of this message. Messages following `tool_use` blocks must begin with a matching number "
-                    "of `tool_result` blocks.")
+    def _thinking_problems(self, messages: list[Any], enabled: bool) -> list[str]:
+        """The thinking rules that hang on whether the request turns thinking on (constant time: the tail only).
 
-    @staticmethod
-    def _unanswered(before: _Turn, answered: list[Any], problems: list[str]) -> None:
-        missing = [b.get("id") for _, _, b in before.blocks
-                   if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") not in answered]
-        if missing:
-            problems.append(
-                f"messages.{before.first}: `tool_use` ids were found without `tool_result` blocks immediately "
-                f"after: {', '.join(map(str, missing))}. Each `tool_use` block must have a corresponding "
-                "`tool_result` block in the next message.")
+        With thinking on, the assistant message before the last set of tool results must start with its thinking
+        block; with it off, a final (prefill) assistant message may hold no thinking. Wording from public reports:
+        n8n-io/n8n#22550 and tailcallhq/forgecode#1853.
 
-    def _check_final(self, messages: list[Any], last: _Turn, problems: list[str]) -> None:
-        if last.role == "user":
-            return
-        if self.mode == "lesson":
-            problems.append('messages: the final message must use the "user" role')
-            return
-        self._unanswered(last, [], problems)  # a prefill cannot leave a call unanswered
-        blocks = [b for _, _, b in last.blocks]
-        if blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "text" \
-                and isinstance(blocks[-1].get("text"), str) and blocks[-1]["text"] != blocks[-1]["text"].rstrip():
-            problems.append("messages: final assistant content cannot end with trailing whitespace")
+        What the API does with thinking in earlier turns (the extended-thinking guide, "Preserving thinking blocks",
+        docs.claude.com/en/docs/build-with-claude/extended-thinking; and the context-windows guide): during tool use
+        the last assistant turn's thinking must come back complete and unmodified; thinking of earlier turns may be
+        left out, and the API drops it from the context itself. So dropping is refused only here, with thinking on,
+        for the current tool-use cycle; a changed block is refused anywhere by its signature (`_signature_ok`).
+        The newer "preserved thinking" prefix check (a block is invalid when anything before it changed) is not
+        modelled.
+        """
+        if not messages or not all(isinstance(m, dict) for m in messages[-2:]):
+            return []
+        last = messages[-1]
+        blocks = last.get("content") if isinstance(last.get("content"), list) else []
+        if enabled and last.get("role") == "user" and len(messages) >= 2 and blocks \
+                and isinstance(blocks[0], dict) and blocks[0].get("type") == "tool_result":
+            before = messages[-2].get("content")
+            first = before[0] if isinstance(before, list) and before else None
+            found = first.get("type") if isinstance(first, dict) else "text"
+            if found not in ("thinking", "redacted_thinking"):
+                return [f"messages.{len(messages) - 2}.content.0.type: Expected `thinking` or `redacted_thinking`, "
+                        f"but found `{found}`. When `thinking` is enabled, a final `assistant` message must start "
+                        "with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` "
+                        "blocks). We recommend you include thinking blocks from previous turns. To avoid this "
+                        "requirement, disable `thinking`. Please consult our documentation at "
+                        "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"]
+        if not enabled and self.mode == "real-api" and last.get("role") == "assistant":
+            for j, block in enumerate(blocks):
+                if isinstance(block, dict) and block.get("type") in ("thinking", "redacted_thinking"):
+                    return [f"messages.{len(messages) - 1}.content.{j}: When thinking is disabled, an `assistant` "
+                            "message in the final position cannot contain `thinking`. To use thinking blocks, "
+                            "enable `thinking` in your request."]
+        return []
 
 
-def check_messages(messages: Any, mode: str = "lesson") -> list[str]:
+def check_messages(messages: Any, mode: str = "lesson", version: str = LATEST_VERSION) -> list[str]:
     """Every problem with a messages array, checked from scratch."""
-    return RequestChecker(mode).check(messages)
+    return RequestChecker(mode, version).check(messages)
 
 
-def check_body(body: Any, mode: str = "lesson") -> list[str]:
-    """Every problem with a Messages API request body (or a bare messages list)."""
-    if isinstance(body, list):
-        return check_messages(body, mode)
-    if not isinstance(body, dict):
-        return ["body: a request is a JSON object with a messages list"]
-    problems = []
-    if "messages" not in body:
-        return ["messages: Field required"]
-    if "max_tokens" in body and not (isinstance(body["max_tokens"], int) and body["max_tokens"] >= 1):
-        problems.append("max_tokens: Input should be greater than or equal to 1")
-    if mode == "real-api":
-        if "max_tokens" not in body:
-            problems.append("max_tokens: Field required")
-        if "model" not in body:
-            problems.append("model: Field required")
-    return problems + check_messages(body["messages"], mode)
+def check_body(body: Any, mode: str = "lesson", version: str = LATEST_VERSION, endpoint: str = "create") -> list[str]:
+    """Every problem with a Messages API request body (or a bare messages list), checked from scratch."""
+    return RequestChecker(mode, version).check_body(body, endpoint)

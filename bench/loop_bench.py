@@ -1,10 +1,13 @@
 """How a turn's cost grows with the run: the sandbox's loop and FakeModel against a bare loop.
 
-Plays a 4000-turn script (each reply one `add` call, then an answer) through
-`agent.loop.step` with the checking FakeModel, and through a bare twenty-line
-loop whose model hands out the same replies unchecked. Prints the cost of a
-turn near turn 100 and near turn 4000, and their ratio: a ratio near 1 means a
-late turn costs what an early one does (no quadratic re-checking).
+Plays a 4000-turn script (each reply a signed thinking block and one `add`
+call, then an answer) through `agent.loop.step` with the checking FakeModel,
+and through a bare twenty-line loop whose model hands out the same replies
+unchecked. Prints the cost of a turn near turn 100 and near turn 4000, their
+ratio, and how the checker checked each request whole: a full check of every
+message once, then per request a cheap proof that the earlier messages are
+unchanged (it grows with the conversation, at C speed) and a full check of the
+last turn and the new messages (constant).
 
 Run: python bench/loop_bench.py [--turns 4000] [--repeats 5]
 """
@@ -31,6 +34,9 @@ def make_script(turns: int):
     return parse_script({"replies": replies, "tools": ["add"], "max_turns": turns}, name="bench")
 
 
+CHECKS: dict[str, int] = {}
+
+
 def sandbox_turn_times(script) -> list[float]:
     state, model = RunState("count", tool_names=["add"], max_turns=script.max_turns), FakeModel(script)
     times = []
@@ -39,6 +45,8 @@ def sandbox_turn_times(script) -> list[float]:
         step(state, model)
         times.append(time.perf_counter() - started)
     assert state.result == "done", state.result
+    checker = model._checker
+    CHECKS.update(checked=checker.checked, from_start=checker.from_start, messages=len(state.messages))
     return times
 
 
@@ -87,6 +95,9 @@ def main() -> None:
     (sandbox_early, sandbox_late), (bare_early, bare_late) = early_of.values()
     print(f"sandbox / bare per turn: {sandbox_early / bare_early:.1f}x at turn 100, "
           f"{sandbox_late / bare_late:.1f}x at turn {args.turns}")
+    print(f"every request checked whole: {CHECKS['checked']} requests, {CHECKS['from_start']} of them from the first "
+          f"message; the others proved their first messages unchanged (C-speed identity and length checks over all "
+          f"{CHECKS['messages'] - 1} earlier messages, and the watched reply blocks) and checked the last turn on")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from agent.fake import FakeModel
 from agent.loop import RunState
 from agent.scripts import parse_script
+from agent.signing import sign
 
 
 def tool_use(tool_id, name="add", tool_input=None):
@@ -22,7 +23,8 @@ def text(value):
 
 
 def thinking(value=""):
-    return {"type": "thinking", "thinking": value}
+    """A thinking block signed as the FakeModel signs one (the API sends every thinking block signed)."""
+    return {"type": "thinking", "thinking": value, "signature": sign(value)}
 
 
 def fake_run(*replies, task="What is 2 + 3?", tools=None, max_turns=40, mode="lesson", **settings):

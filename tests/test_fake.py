@@ -42,9 +42,11 @@ def test_modes_differ_on_a_prefill():
     assert model(reply("end_turn", text("x")), mode="real-api").create(prefill)["stop_reason"] == "end_turn"
 
 
-def test_max_tokens_must_be_positive():
-    with pytest.raises(RequestRejected, match="max_tokens: Input should be greater than or equal to 1"):
-        model(reply("end_turn", text("x"))).create([{"role": "user", "content": "hi"}], max_tokens=0)
+def test_max_tokens_zero_is_taken_and_a_negative_one_refused():
+    # SDK 2.x: "Set to `0` to populate the prompt cache without generating a response."
+    assert model(reply("end_turn", text("x"))).create([{"role": "user", "content": "hi"}], max_tokens=0)
+    with pytest.raises(RequestRejected, match="max_tokens: Input should be greater than or equal to 0"):
+        model(reply("end_turn", text("x"))).create([{"role": "user", "content": "hi"}], max_tokens=-1)
 
 
 def test_thinking_blocks_must_go_back_unchanged():

@@ -3,6 +3,7 @@
 import pytest
 
 from agent.requests import RequestChecker, RequestRejected, check_body, check_messages
+from agent.signing import sign
 
 
 def user(content):
@@ -25,7 +26,11 @@ def text(value):
     return {"type": "text", "text": value}
 
 
-GOOD = [user("What is 1 + 2?"), assistant([{"type": "thinking", "thinking": ""}, call("toolu_1")]),
+def thought(value):
+    return {"type": "thinking", "thinking": value, "signature": sign(value)}
+
+
+GOOD = [user("What is 1 + 2?"), assistant([thought(""), call("toolu_1")]),
         user([result("toolu_1")])]
 
 
@@ -60,10 +65,14 @@ def test_a_good_conversation_passes_in_both_modes(mode):
      "messages.1: all messages must have non-empty content except for the optional final assistant message"),
     ([user([text("")])], "messages: text content blocks must be non-empty"),
     ([user([text("  \n")])], "messages: text content blocks must contain non-whitespace text"),
-    ([user("hi"), assistant([text("Let me think."), {"type": "thinking", "thinking": "hm"}]), user("go on")],
+    ([user("hi"), assistant([text("Let me think."), thought("hm")]), user("go on")],
      "The final block in an assistant message cannot be `thinking`."),
     ([user([{"type": "tool_call", "id": "x"}])],
-     "messages.0.content.0.type: Input tag 'tool_call' found using 'type' does not match any of the expected tags"),
+     "messages.0.content.0: Input tag 'tool_call' found using 'type' does not match any of the expected tags: "
+     "'text', 'image', 'document', 'search_result', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result', "
+     "'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result', 'code_execution_tool_result', "
+     "'bash_code_execution_tool_result', 'text_editor_code_execution_tool_result', 'tool_search_tool_result', "
+     "'container_upload'"),
 ])
 def test_each_rule_names_its_place_in_the_apis_words(mode, messages, expected):
     assert check_messages(messages, mode)[0] == expected
@@ -188,12 +197,15 @@ class TestBody:
     def test_a_body_needs_messages(self):
         assert check_body({"model": "m", "max_tokens": 10}) == ["messages: Field required"]
 
-    def test_real_api_mode_needs_model_and_max_tokens(self):
-        assert check_body({"messages": GOOD}, "real-api") == ["max_tokens: Field required", "model: Field required"]
+    @pytest.mark.parametrize("mode", ["lesson", "real-api"])
+    def test_both_modes_need_model_and_max_tokens(self, mode):
+        assert check_body({"messages": GOOD}, mode) == ["max_tokens: Field required", "model: Field required"]
 
-    def test_max_tokens_must_be_positive(self):
-        assert check_body({"messages": GOOD, "max_tokens": 0})[0] == (
-            "max_tokens: Input should be greater than or equal to 1")
+    def test_max_tokens_zero_only_warms_the_cache_and_is_accepted(self):
+        # SDK 2.x's docstring: "Set to `0` to populate the prompt cache without generating a response."
+        assert check_body({"model": "m", "messages": GOOD, "max_tokens": 0}) == []
+        assert check_body({"model": "m", "messages": GOOD, "max_tokens": -1}) == [
+            "max_tokens: Input should be greater than or equal to 0"]
 
     def test_not_an_object(self):
         assert check_body("hello") == ["body: a request is a JSON object with a messages list"]

@@ -31,8 +31,13 @@ def client(server, **options):
     return anthropic.Anthropic(api_key="sk-test", base_url=server.base_url, max_retries=0, **options)
 
 
-def post(server, path, body, headers=None):
-    """POST with urllib, no SDK: (status, headers, parsed JSON or raw text)."""
+def post(server, path, body, headers=None, whole=True):
+    """POST with urllib, no SDK: (status, headers, parsed JSON or raw text).
+
+    With `whole`, a body without `model` (and `max_tokens`, which count_tokens does not take) gets them,
+    as the API requires both in either mode."""
+    if whole and isinstance(body, dict):
+        body = {"model": "m", **({} if path.endswith("count_tokens") else {"max_tokens": 64}), **body}
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     request = urllib.request.Request(server.base_url + path, data=data, method="POST",
                                      headers={"x-api-key": "k", "content-type": "application/json",
@@ -67,8 +72,8 @@ def test_a_stream_follows_the_apis_event_sequence():
     starts = [e.content_block.type for e in events if e.type == "content_block_start"]
     assert starts == ["thinking", "text", "tool_use"]
     assert {k for k in kinds if k[0] == "content_block_delta"} == {
-        ("content_block_delta", "thinking_delta"), ("content_block_delta", "text_delta"),
-        ("content_block_delta", "input_json_delta")}
+        ("content_block_delta", "thinking_delta"), ("content_block_delta", "signature_delta"),
+        ("content_block_delta", "text_delta"), ("content_block_delta", "input_json_delta")}
     assert [e.type for e in events].count("content_block_stop") == 3
     assert events[0].message.stop_reason is None and events[-2].delta.stop_reason == "tool_use"
     assert "".join(e.delta.text for e in events if e.type == "content_block_delta" and e.delta.type == "text_delta") \
@@ -120,7 +125,7 @@ def test_thinking_sent_back_changed_is_refused():
 
 def test_real_api_mode_wants_model_and_max_tokens_and_allows_a_prefill():
     with running_server(script(*TWO_TURNS), mode="real-api") as server:
-        missing = post(server, "/v1/messages", {"messages": [USER]})
+        missing = post(server, "/v1/messages", {"messages": [USER]}, whole=False)
         prefill = post(server, "/v1/messages", {"model": "m", "max_tokens": 5,
                                                 "messages": [USER, {"role": "assistant", "content": "Sure"}]})
     assert missing[0] == 400 and missing[2]["error"]["message"] == "max_tokens: Field required"
@@ -194,7 +199,7 @@ def test_a_request_past_the_script_is_a_500_that_is_not_retried():
 @pytest.mark.parametrize("path, body, status, kind", [
     ("/v1/complete", {"messages": []}, 404, "not_found_error"),
     ("/v1/messages", b"{not json", 400, "invalid_request_error"),
-    ("/v1/messages", {"max_tokens": 0, "messages": [USER]}, 400, "invalid_request_error"),
+    ("/v1/messages", {"max_tokens": -1, "messages": [USER]}, 400, "invalid_request_error"),
 ])
 def test_other_mistakes_get_the_apis_error_shape(path, body, status, kind):
     with running_server(script(*TWO_TURNS)) as server:

@@ -239,7 +239,7 @@ def test_a_web_address_in_a_message_is_shown_as_code_not_a_broken_link():
 def test_settings_of_a_run_are_what_it_started_with():
     state = RunState("t", system="s", tool_names=["add"], max_turns=3, max_tokens=99)
     assert view.settings_of(state) == {"task": "t", "system": "s", "tool_names": ["add"], "max_turns": 3,
-                                       "max_tokens": 99}
+                                       "max_tokens": 99, "threads": False}
 
 
 def test_run_summary_counts_turns_messages_and_calls():

@@ -88,6 +88,8 @@ def turn_details(run: RunState, turn: int) -> None:
     st.markdown(f"{heading}**Turn {turn} sent** {record.sent} message{'s' if record.sent != 1 else ''} · "
                 f"{view.request_size(request):,} bytes · max_tokens {request['max_tokens']} · tools: "
                 f"{', '.join(run.tool_names) or 'none'}")
+    if (note := view.thread_note(run, record)) is not None:
+        st.caption(note)
     show_json_lazily("The exact request (JSON)", request, f"request{turn}")
     if record.reply is None:  # the run's outcome above says why, in full: not twice
         why = "the model had no reply to give" if record.branch == "no_reply" else "the request was refused"

@@ -53,7 +53,7 @@ def put_script_in_controls(script: Script) -> None:
 
 def settings_in_controls() -> dict[str, Any]:
     return {"task": ss.task, "system": ss.system, "tool_names": list(ss.tools), "max_turns": int(ss.max_turns),
-            "max_tokens": int(ss.max_tokens)}
+            "max_tokens": int(ss.max_tokens), "threads": bool(ss.get("threads", False))}
 
 
 def start_run() -> None:
@@ -214,6 +214,8 @@ def sidebar() -> None:
             st.caption("A script's replies are written in advance: max_tokens goes out with each request but "
                        "cannot shorten them. The toy and a real model keep to it.")
         st.text_area("System prompt", key="system", height=90)
+        st.toggle("Message threads", key="threads", help="Each turn sends only the new messages; the model "
+                  "holds the conversation. The FakeModel holds threads; the Real model gets the whole array.")
 
 
 def script_settings() -> None:

@@ -222,9 +222,9 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
         if index is not None and _only_results(messages[index]):
             return "results_as_assistant", index
         return "results_not_appended", index
-    if "cannot be modified" in reason:
+    if "cannot be modified" in reason or "Invalid `signature`" in reason or "signature: Field required" in reason:
         return "content_changed", index
-    if "Input should be a valid string or a list" in reason and index is not None \
+    if "Input should be a valid" in reason and index is not None \
             and isinstance(messages[index], dict) and isinstance(messages[index].get("content"), dict):
         return "whole_reply_appended", index
     return None, index

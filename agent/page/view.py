@@ -140,6 +140,16 @@ def request_size(request: dict[str, Any]) -> int:
     return len(json.dumps(request, ensure_ascii=False).encode())
 
 
+def thread_note(state: RunState, record: TurnRecord) -> str | None:
+    """For a turn sent over a message thread: its bytes against the whole array's, both ways; None otherwise."""
+    if record.thread is None:
+        return None
+    sent = request_size(state.request(record))
+    whole = request_size(state.request(TurnRecord(record.turn, record.sent)))
+    return (f"Over a message thread ({record.thread['type']}): this turn sent {sent:,} bytes; the whole array "
+            f"would have been {whole:,} bytes. The server holds the rest.")
+
+
 def usage_line(usage: dict[str, int], model_name: str = "") -> str:
     """Token usage in words, with its cost when the pricing table knows the model."""
     if not usage:
@@ -206,7 +216,7 @@ def run_summary(state: RunState) -> str:
 def settings_of(state: RunState) -> dict[str, Any]:
     """The settings a run was started with, to compare with what the page's controls now say."""
     return {"task": state.task, "system": state.system, "tool_names": list(state.tool_names),
-            "max_turns": state.max_turns, "max_tokens": state.max_tokens}
+            "max_turns": state.max_turns, "max_tokens": state.max_tokens, "threads": state.threads}
 
 
 class LiveReply:

@@ -50,15 +50,18 @@ class ApiError(Exception):
     """An answer in the API's error shape: status, `error.type`, `error.message`."""
 
     def __init__(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None,
-                 mid_stream: bool = False) -> None:
+                 mid_stream: bool = False, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status, self.kind, self.message = status, kind, message
         self.headers = headers or {}
         self.mid_stream = mid_stream
         """Said as an `error` event after the stream began, when the request streams."""
+        self.details = details
+        """`error.details` (its `error_code` names the cause), for the rejections that have them."""
 
     def body(self, request_id: str) -> dict[str, Any]:
-        return {"type": "error", "error": {"type": self.kind, "message": self.message}, "request_id": request_id}
+        error = {"type": self.kind, "message": self.message, **({"details": self.details} if self.details else {})}
+        return {"type": "error", "error": error, "request_id": request_id}
 
 
 def _bad_request(message: str) -> ApiError:

@@ -32,7 +32,9 @@ from typing import Any
 
 from agent.fake import FakeModel, ScriptExhausted
 from agent.real.http_transport import MAX_BODY_BYTES, ApiError, ApiHttpServer, ApiRequestHandler
-from agent.requests import MODES, RequestRejected, check_body
+from agent.real.models import model_list, model_named
+from agent.real.threads import ThreadRejected, ThreadStore
+from agent.requests import API_VERSIONS, LATEST_VERSION, MODES, RequestChecker, RequestRejected
 from agent.scripts import Script
 
 __all__ = ["MAX_BODY_BYTES", "ApiError", "StandInServer", "assistant_turns", "estimate_tokens", "running_server",
@@ -156,6 +158,8 @@ class StandInServer(ApiHttpServer):
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.script, self.mode, self.delay = script, mode, delay
         self.picker = ReplyPicker(script)
+        self.threads = ThreadStore()
+        """Conversations held for clients that use message threads: in memory, bounded, lost on restart."""
         self.requests_answered = 0
         self._count_lock = threading.Lock()
         super().__init__((host, port), _Handler, log)
@@ -168,17 +172,45 @@ class StandInServer(ApiHttpServer):
         host = f"[{host}]" if ":" in str(host) else host
         return f"http://{host}:{port}"
 
-    def answer(self, body: Any) -> dict[str, Any]:
-        """The message that answers a checked request body, or ApiError."""
-        problems = check_body(body, self.mode)
+    def answer(self, body: Any, version: str = LATEST_VERSION) -> dict[str, Any]:
+        """The message that answers a checked request body, or ApiError; `version` is the `anthropic-version`.
+
+        A thread's `continue` is answered as the whole conversation it stands for (`agent.real.threads`).
+        """
+        if not isinstance(body, dict):  # `check-request` takes a bare messages list; the API takes an object only
+            raise ApiError(400, "invalid_request_error", "body: a request is a JSON object with a messages list")
+        try:
+            whole, continued = self.threads.open(body)
+        except ThreadRejected as exc:
+            raise ApiError(exc.status, exc.kind, exc.message, details=exc.details) from None
+        message = None
+        try:
+            message = self._answer_whole({**whole, **({"thread": body["thread"]} if "thread" in body else {})},
+                                         version)
+        finally:
+            self.threads.close(body, continued, message)
+        return message
+
+    def reply_number(self, body: Any) -> int:
+        """Which reply of the script a request asked for, counted in the whole conversation a thread stands for."""
+        messages = body.get("messages") if isinstance(body, dict) else None
+        if not isinstance(messages, list):
+            return 0
+        thread = body.get("thread")
+        held = self.threads.held(thread.get("previous_message_id")) if isinstance(thread, dict) else None
+        return assistant_turns(held + messages if held is not None else messages) + 1
+
+    def _answer_whole(self, body: Any, version: str) -> dict[str, Any]:
+        problems = self._checker(version).check_body(body)
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
-        messages = body["messages"]
+        messages = body["messages"] = list(body["messages"])
         index = self.picker.entry_index(messages)
-        model = FakeModel(self.script, mode=self.mode, calls=index)
+        model = FakeModel(self.script, mode=self.mode, calls=index, version=version)
         try:
             reply = model.create(messages, system=body.get("system", ""), tools=body.get("tools"),
-                                 max_tokens=body.get("max_tokens", 1024))
+                                 max_tokens=body.get("max_tokens", 1024),
+                                 **({"thinking": body["thinking"]} if "thinking" in body else {}))
         except RequestRejected as exc:
             raise ApiError(400, "invalid_request_error", exc.message) from None
         except ScriptExhausted as exc:  # not the client's fault, and a retry will not help
@@ -200,8 +232,18 @@ class StandInServer(ApiHttpServer):
                 "model": body.get("model") or "stand-in", "content": reply["content"],
                 "stop_reason": reply["stop_reason"], "stop_sequence": None, "usage": usage}
 
-    def count_tokens(self, body: Any) -> dict[str, Any]:
-        problems = check_body(body, self.mode)
+    def _checker(self, version: str) -> RequestChecker:
+        """A checker for one request, which trusts the thinking signatures the script itself gives."""
+        checker = RequestChecker(self.mode, version)
+        for entry in self.script.replies:
+            checker.trust(entry.get("content") or [])
+        return checker
+
+    def count_tokens(self, body: Any, version: str = LATEST_VERSION) -> dict[str, Any]:
+        """The estimated input tokens of a checked count_tokens body (which takes no `max_tokens`), or ApiError."""
+        if not isinstance(body, dict):
+            raise ApiError(400, "invalid_request_error", "body: a request is a JSON object with a messages list")
+        problems = self._checker(version).check_body(body, endpoint="count_tokens")
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
         return {"input_tokens": estimate_tokens(body.get("system"), body.get("tools"), body["messages"])}
@@ -217,10 +259,24 @@ class _Handler(ApiRequestHandler):
     server: StandInServer
 
     def do_GET(self) -> None:  # http.server calls do_<METHOD>
-        if self.path.split("?")[0] in ("/", "/health"):
+        path = self.path.split("?")[0].rstrip("/")
+        if path in ("", "/health"):
             script = self.server.script
             self._send_json(200, {"server": "loop-sandbox stand-in Messages API", "script": script.name,
                                   "replies": len(script.replies), "mode": self.server.mode})
+            return
+        if path == "/v1/models":
+            self._send_json(200, model_list(self.path))
+            self._log(200, "models")
+            return
+        if path.startswith("/v1/models/"):
+            found = model_named(path.removeprefix("/v1/models/"))
+            if found is not None:
+                self._send_json(200, found)
+                self._log(200, "model")
+                return
+            self._send_error(ApiError(404, "not_found_error", f"model: {path.removeprefix('/v1/models/')}"),
+                             self._request_id())
             return
         self._send_error(ApiError(404, "not_found_error", "Not Found"), self._request_id())
 
@@ -238,13 +294,18 @@ class _Handler(ApiRequestHandler):
         if not (self.headers.get("x-api-key") or self.headers.get("authorization", "").startswith("Bearer ")):
             raise ApiError(401, "authentication_error", "x-api-key header is required")
         parsed = self._parse_json(body)
+        version = self.headers.get("anthropic-version") or LATEST_VERSION  # the API requires it; curl may not
+        if version not in API_VERSIONS:
+            raise ApiError(400, "invalid_request_error",
+                           f"anthropic-version: {version!r} is not a version this stand-in knows "
+                           f"({', '.join(API_VERSIONS)})")
         if path.endswith("count_tokens"):
-            self._send_json(200, self.server.count_tokens(parsed), {"x-token-count": ESTIMATE_NOTE})
+            self._send_json(200, self.server.count_tokens(parsed, version), {"x-token-count": ESTIMATE_NOTE})
             self._log(200, "count_tokens (estimate)")
             return
         streaming = isinstance(parsed, dict) and parsed.get("stream") is True
         try:
-            message = self.server.answer(parsed)
+            message = self.server.answer(parsed, version)
         except ApiError as error:
             if error.mid_stream and streaming:
                 self._send_events(stream_events(_placeholder(parsed), error, request_id), request_id)
@@ -257,7 +318,7 @@ class _Handler(ApiRequestHandler):
             self._send_events(stream_events(message), request_id)
         else:
             self._send_json(200, message, {"request-id": request_id})
-        self._log(200, f"reply {assistant_turns(parsed['messages']) + 1}: {message['stop_reason']}")
+        self._log(200, f"reply {self.server.reply_number(parsed)}: {message['stop_reason']}")
 
     def _send_events(self, events: Iterator[tuple[str, dict[str, Any]]], request_id: str) -> None:
         self.send_response(200)

@@ -1,0 +1,145 @@
+"""The rules of one message, and between an assistant turn and the user turn after it, in the API's words.
+
+`agent.requests` walks a request through these; `agent.schema` has already said
+what is wrong with a field's type or presence. Wording sources: the README's
+rules table.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent import schema
+
+ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
+# Message threads (the beta the SDK's tool runner uses): the FakeModel and the stand-in refuse alike. The phrases come
+# from the SDK's own descriptions of these errors (SDK 2.14, `types/thread_*_error.py`); the stand-in adds the
+# `error.details.error_code` the SDK recovers by.
+THREAD_NOT_FOUND = "thread.previous_message_id: No usable Thread state was found for {previous}"
+THREAD_KEEPS = "{name}: a `continue` takes `{name}` from the thread; the thread keeps the `{name}` it was created with"
+SYSTEM_ROLE = ('messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '
+               'not "system" as an input message role.')
+
+
+@dataclass
+class Turn:
+    """One role's consecutive messages (one message, unless real-api mode merged several)."""
+
+    role: str
+    """`user` or `assistant`."""
+    first: int
+    """Index of its first message in the request."""
+    blocks: list[tuple[int, int, Any]] = field(default_factory=list)
+    """(message index, block index, block) for every block, in order."""
+
+
+def blocks_of(content: Any) -> list[Any]:
+    """A message's blocks: a plain string is one text block."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return content if isinstance(content, list) else []
+
+
+_blocks = blocks_of
+
+
+def message_problems(messages: list[Any], i: int, mode: str, version: str) -> tuple[list[str], str | None]:
+    """Problems of message i on its own, and its role if it has a usable one."""
+    message = messages[i]
+    if isinstance(message, dict) and message.get("role") == "system":
+        return [SYSTEM_ROLE], None
+    problems = schema.problems(message, schema.message_node(), f"messages.{i}")
+    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+        return problems, None
+    role, content = message["role"], message.get("content")
+    if not isinstance(content, str | list):
+        return problems, None
+    final_assistant = role == "assistant" and i == len(messages) - 1
+    if not content and not (final_assistant and mode == "real-api"):
+        problems.append(f"messages.{i}: all messages must have non-empty content except for the optional "
+                        "final assistant message")
+    if isinstance(content, str) and content and not content.strip():
+        problems.append("messages: text content blocks must contain non-whitespace text")
+    for j, block in enumerate(_blocks(content)):
+        if not isinstance(block, dict):
+            continue
+        where, kind = f"messages.{i}.content.{j}", block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            if block["text"] == "":
+                problems.append("messages: text content blocks must be non-empty")
+            elif not block["text"].strip():
+                problems.append("messages: text content blocks must contain non-whitespace text")
+            if version == "2026-10-21" and role == "user" and block.get("citations"):
+                # Migration guide to 2026-10-21: non-empty citations on a user's text block are refused.
+                problems.append(f"{where}.text.citations: citations on a `text` block in a `user` message are "
+                                "not accepted by API version 2026-10-21")
+        elif kind == "tool_use" and isinstance(block.get("id"), str) and not ID_PATTERN.match(block["id"]):
+            problems.append(f"{where}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'")
+        elif kind == "document" and role == "assistant" and version == "2026-10-21":
+            # Migration guide to 2026-10-21: a document block directly in an assistant message is refused.
+            problems.append(f"{where}: a `document` block in an `assistant` message is not accepted by API "
+                            "version 2026-10-21")
+    if role == "assistant":
+        blocks = _blocks(content)
+        if blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "thinking":
+            problems.append("The final block in an assistant message cannot be `thinking`.")
+    return problems, role
+
+
+def check_pair(before: Turn | None, turn: Turn, problems: list[str]) -> None:
+    """The tool rules between an assistant turn and the user turn after it."""
+    if turn.role != "user":
+        if before is not None and before.role == "assistant":
+            unanswered(before, [], problems)
+        return
+    asked = [] if before is None else [
+        b.get("id") for _, _, b in before.blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+    leading = 0
+    for _, _, block in turn.blocks:
+        if not (isinstance(block, dict) and block.get("type") == "tool_result"):
+            break
+        leading += 1
+    answered: list[Any] = []  # ids may be any JSON value here, even unhashable ones
+    for i, j, block in turn.blocks:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            tool_use_id = block.get("tool_use_id")
+            if tool_use_id not in asked:
+                problems.append(
+                    f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                    f"{tool_use_id}. Each `tool_result` block must have a corresponding `tool_use` block "
+                    "in the previous message.")
+            answered.append(tool_use_id)
+    if asked and before is not None:
+        unanswered(before, answered, problems)
+        if leading < len(asked) and all(tool_id in answered for tool_id in asked):
+            problems.append(
+                f"messages.{turn.first}: Did not find {len(asked)} `tool_result` block(s) at the beginning "
+                "of this message. Messages following `tool_use` blocks must begin with a matching number "
+                "of `tool_result` blocks.")
+
+
+def unanswered(before: Turn, answered: list[Any], problems: list[str]) -> None:
+    """The tool calls of an assistant turn that the next message leaves without a result."""
+    missing = [b.get("id") for _, _, b in before.blocks
+               if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") not in answered]
+    if missing:
+        problems.append(
+            f"messages.{before.first}: `tool_use` ids were found without `tool_result` blocks immediately "
+            f"after: {', '.join(map(str, missing))}. Each `tool_use` block must have a corresponding "
+            "`tool_result` block in the next message.")
+
+
+def check_final(messages: list[Any], last: Turn, mode: str, problems: list[str]) -> None:
+    """The rules of the request's last turn: the user's in lesson mode; a clean prefill in real-api mode."""
+    if last.role == "user":
+        return
+    if mode == "lesson":
+        problems.append('messages: the final message must use the "user" role')
+        return
+    unanswered(last, [], problems)  # a prefill cannot leave a call unanswered
+    blocks = [b for _, _, b in last.blocks]
+    if blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "text" \
+            and isinstance(blocks[-1].get("text"), str) and blocks[-1]["text"] != blocks[-1]["text"].rstrip():
+        problems.append("messages: final assistant content cannot end with trailing whitespace")

@@ -1,0 +1,63 @@
+"""Replies that say when they are changed in place, so a long run can be checked whole in linear time.
+
+The API checks every request whole, so a loop that edits a message it already
+sent is judged on the edited request. Comparing every earlier message deeply on
+every turn would make a 4000-turn run quadratic. Instead the checker proves the
+earlier messages unchanged cheaply (`agent.requests`): the same message, content
+and block objects, of the same lengths, compared at C speed; and the blocks the
+model handed out are these watched containers, which count every change made to
+them. Any change the proof cannot rule out sends the request through a full check.
+
+A watched container is a plain `dict` or `list` to everything else: it compares,
+copies and serialises as one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_changes = [0]
+
+
+def changes() -> int:
+    """How many in-place changes any watched container has had: a new number means something moved."""
+    return _changes[0]
+
+
+def _counted(name: str, base: type) -> Any:
+    method = getattr(base, name)
+
+    def changed(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _changes[0] += 1
+        return method(self, *args, **kwargs)
+
+    changed.__name__ = name
+    return changed
+
+
+class WatchedDict(dict):
+    """A dict that counts its in-place changes."""
+
+    __slots__ = ()
+
+
+class WatchedList(list):
+    """A list that counts its in-place changes."""
+
+    __slots__ = ()
+
+
+for _name in ("__setitem__", "__delitem__", "pop", "popitem", "clear", "update", "setdefault", "__ior__"):
+    setattr(WatchedDict, _name, _counted(_name, dict))
+for _name in ("__setitem__", "__delitem__", "append", "extend", "insert", "pop", "remove", "clear", "sort",
+              "reverse", "__iadd__", "__imul__"):
+    setattr(WatchedList, _name, _counted(_name, list))
+
+
+def watched(value: Any) -> Any:
+    """A copy of plain JSON data whose dicts and lists count their changes."""
+    if isinstance(value, dict):
+        return WatchedDict((key, watched(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return WatchedList(watched(item) for item in value)
+    return value
