@@ -16,6 +16,7 @@ from agent.fake import FakeModel
 from agent.loop import RunState, TurnRecord, console_lines, run_to_end
 from agent.requests import API_VERSIONS, LATEST_VERSION, MODES, check_body
 from agent.scripts import ScriptError, builtin_names, load_script
+from agent.summary import printable
 from agent.tools import TOOLS
 from agent.untrusted import UntrustedInputError, load_json_file, parse_json, read_limited
 
@@ -133,7 +134,7 @@ def cmd_check_request(args: argparse.Namespace) -> int:
         body = load_json_file(args.file)
     problems = check_body(body, args.mode, args.api_version, "count_tokens" if args.count_tokens else "create")
     for problem in problems:
-        print(f"bad request: {problem}")
+        print(f"bad request: {printable(problem, len(problem))}")  # one line, whatever a field name holds
     if not problems:
         print("ok")
     return 1 if problems else 0

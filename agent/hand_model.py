@@ -18,6 +18,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent import signing
 from agent.requests import RequestChecker, RequestRejected
 from agent.tools import TOOLS, input_problem
 
@@ -53,9 +54,11 @@ def reply_from_form(stop_reason: str, blocks: list[dict[str, Any]], tool_names: 
             content.append({"type": "text", "text": str(block.get("text", ""))})
         elif kind == "thinking":
             thinking = {"type": "thinking", "thinking": str(block.get("thinking", ""))}
-            if isinstance(block.get("signature"), str):  # a signature the model gave stays with its block
+            # A signature the model gave stays with its block, so text changed under it is refused as the API
+            # refuses it; a block the person wrote is signed as the model would sign its own.
+            if isinstance(block.get("signature"), str):
                 thinking["signature"] = block["signature"]
-            content.append(thinking)
+            content.append(signing.signed(thinking))
         elif kind == "tool_use":
             content.append(_tool_use(position, block, tool_names, check_inputs, next_id))
             if "id" not in block:

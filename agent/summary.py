@@ -58,3 +58,9 @@ def message_line(message: Any, limit: int = 60) -> str:
     if not isinstance(content, list):
         return f"{message.get('role')}: content {clip(compact_json(content), limit)}"
     return f"{message.get('role')}: " + (" · ".join(block_line(b, limit) for b in content) or "(no blocks)")
+
+
+def printable(text: Any, limit: int = 200) -> str:
+    """Text from a client, fit for one log line: control characters escaped, cut short when long."""
+    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text)[:limit])
+    return shown + ("…" if len(str(text)) > limit else "")

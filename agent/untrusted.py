@@ -32,7 +32,8 @@ MAX_NUMBER_CHARS = 40
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
-_TYPE_WORDS = {dict: "a JSON object", list: "a JSON array", str: "a string"}
+_TYPE_WORDS = {dict: "a JSON object", list: "a JSON array", str: "a string", int: "a number", float: "a number",
+               bool: "true or false", type(None): "null"}
 
 
 class UntrustedInputError(ValueError):

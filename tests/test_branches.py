@@ -122,16 +122,24 @@ def test_main_cannot_be_edited_and_a_fork_before_turn_1_has_no_reply_to_edit():
         tree.edit_reply("end_turn", [])
 
 
-def test_changed_thinking_in_an_edit_is_refused_as_the_api_refuses_it():
+@pytest.mark.parametrize(("keep_signature", "result"), [
+    (True, "bad request: messages.1.content.0: Invalid `signature` in `thinking` block"),  # changed under its signature
+    # Written anew, it is signed as the model would sign it; lesson mode still holds it to what was served.
+    (False, "bad request: messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant "
+            "message cannot be modified")])
+def test_changed_thinking_in_an_edit_is_refused_as_the_api_refuses_it(keep_signature, result):
     state, fake = fake_run(reply("tool_use", thinking("plan"), tool_use("toolu_01")), reply("end_turn", text("5")))
     step(state, fake)
+    served = state.messages[1]["content"][0]
     tree = RunTree.start(state)
     tree.fork(1)
-    tree.edit_reply("tool_use", [{"type": "thinking", "thinking": "another plan"},
-                                 {"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 2, "b": 3}}])
+    edited = {"type": "thinking", "thinking": "another plan",
+              **({"signature": served["signature"]} if keep_signature else {})}
+    call = {"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 2, "b": 3}}
+    tree.edit_reply("tool_use", [edited, call])
     model = FakeModel(fake.script, calls=tree.branch.script_replies_used(1))
     step(tree.branch.state, model)
-    assert "cannot be modified" in tree.branch.state.result
+    assert tree.branch.state.result.startswith(result)
 
 
 def test_the_script_position_skips_injected_failures_and_hand_replies():

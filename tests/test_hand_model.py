@@ -7,6 +7,7 @@ from agent.hand_model import HandModel, HandReplyError, reply_from_form
 from agent.loop import RunState, console_lines, step
 from agent.real import save_recording
 from agent.scripts import load_script
+from agent.signing import sign
 
 TOOLS = ["add", "word_count", "list_files"]
 
@@ -17,7 +18,8 @@ def test_a_form_becomes_a_reply_in_the_api_s_shape_with_ids_generated():
                                          {"type": "tool_use", "name": "add", "input": {"a": 2, "b": 3}},
                                          {"type": "tool_use", "name": "list_files", "input": {}}], TOOLS)
     assert reply == {"stop_reason": "tool_use", "content": [
-        {"type": "thinking", "thinking": "add first"}, {"type": "text", "text": "Adding."},
+        {"type": "thinking", "thinking": "add first", "signature": sign("add first")},
+        {"type": "text", "text": "Adding."},
         {"type": "tool_use", "id": "toolu_hand_0001", "name": "add", "input": {"a": 2, "b": 3}},
         {"type": "tool_use", "id": "toolu_hand_0002", "name": "list_files", "input": {}}]}
 

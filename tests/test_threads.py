@@ -194,16 +194,16 @@ def test_a_tools_list_edited_in_place_is_checked_again():
 
 
 @pytest.mark.parametrize("path", ["/v1/messages", "/v1/messages/count_tokens"])
-@pytest.mark.parametrize("payload", [[USER], "hello", 5, None])
-def test_a_body_that_is_not_an_object_is_a_400_in_words(path, payload):
+@pytest.mark.parametrize(("payload", "words"), [([USER], "a JSON array"), ("hello", "a string"), (5, "a number"),
+                                               (None, "null")])
+def test_a_body_that_is_not_an_object_is_a_400_in_words(path, payload, words):
     with running_server(load_script("add_then_answer")) as server:
         request = urllib.request.Request(server.base_url + path, data=json.dumps(payload).encode(), method="POST",
                                          headers={"x-api-key": "k", "content-type": "application/json"})
         with pytest.raises(urllib.error.HTTPError) as caught:
             urllib.request.urlopen(request, timeout=10)
     assert caught.value.code == 400
-    assert json.loads(caught.value.read())["error"]["message"] == (
-        "body: a request is a JSON object with a messages list")
+    assert json.loads(caught.value.read())["error"]["message"] == f"body: a JSON object is expected, not {words}"
 
 
 def test_the_pages_switch_runs_over_a_thread_and_says_the_bytes_both_ways(monkeypatch):

@@ -36,6 +36,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from agent.summary import printable
 from agent.untrusted import UntrustedInputError, parse_json
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -66,12 +67,6 @@ class ApiError(Exception):
 
 def _bad_request(message: str) -> ApiError:
     return ApiError(400, "invalid_request_error", message)
-
-
-def printable(text: Any, limit: int = 200) -> str:
-    """Text from a client, fit for one log line: control characters escaped, cut short when long."""
-    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text)[:limit])
-    return shown + ("…" if len(str(text)) > limit else "")
 
 
 class ApiHttpServer(ThreadingHTTPServer):
