@@ -4,27 +4,15 @@ Uses the browser fixtures of `test_browser.py` (the page served by `streamlit
 run`, Chromium through Playwright); skipped as they are when there is no browser.
 """
 
-import os
 import time
-from pathlib import Path
 
 from browser_support import open_page, wait_for_idle
 from test_browser import chromium, no_exception_box, sandbox, shot  # noqa: F401  pytest fixtures and helpers
 from test_exercise import CORRECT_LOOP, with_bug
+from test_exercise_judge import learner_processes
 
 HANGS_AFTER_THE_FIRST = with_bug(("    messages = [", '    while "2 + 3" not in task:\n        pass\n    messages = [')
 )
-
-
-def learner_processes() -> list[str]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if b"child.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(pid)
-        except OSError:
-            pass
-    return found
 
 
 def open_exercise(chromium, url):  # noqa: F811

@@ -7,7 +7,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from page_support import click, open_sandbox, run
+from page_support import choose_real, click, open_sandbox, open_tab, run
 from streamlit.testing.v1 import AppTest
 
 from agent.real import running_server, script_json
@@ -146,17 +146,6 @@ def test_a_turn_limit_above_the_pages_maximum_is_capped_and_said(at, max_turns):
 
 # ---------------------------------------------------------------- the real model: huge replies, echoed keys, garbage
 
-def choose_real(at: AppTest, base_url: str, key: str = "") -> AppTest:
-    run(at.radio(key="model_choice").set_value("Real"))
-    run(at.text_input(key="base_url").input(base_url))
-    if key:
-        run(at.text_input(key="api_key").input(key))
-    return at
-
-
-def open_tab(at: AppTest, label: str) -> AppTest:
-    at.session_state["tab"] = label
-    return run(at)
 
 
 def test_a_20_mb_reply_is_drawn_clipped_and_whole_in_the_exports(at):

@@ -5,7 +5,8 @@ def run_agent(task, model, max_turns):
       model.create(messages) -> reply
           Checks the request as the real API would, then returns the next reply
           as a plain dict: {"stop_reason": ..., "content": [blocks]}. A block is
-          {"type": "text", "text": ...}, {"type": "thinking", "thinking": ...} or
+          {"type": "text", "text": ...},
+          {"type": "thinking", "thinking": ..., "signature": ...} (send it back as it came) or
           {"type": "tool_use", "id": ..., "name": ..., "input": {...}}.
           A bad request stops the run with "bad request: <reason>".
       run_tool(block) -> result
