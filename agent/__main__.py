@@ -1,4 +1,4 @@
-"""The command line: `python -m agent run | scripts | validate | check-request | serve | check-loop`.
+"""The command line: `python -m agent run | toy | scripts | validate | check-request | serve | check-loop`.
 
 Bad input never shows a traceback: one line on stderr and exit status 2.
 A fake run imports neither streamlit nor anthropic, so it starts fast.
@@ -64,6 +64,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             save_recording(state, args.record)
         except OSError as exc:
             raise UsageError(f"{args.record}: cannot write it ({exc.strerror or exc})") from None
+    return 0
+
+
+def cmd_toy(args: argparse.Namespace) -> int:
+    from agent.toy import ToyModel
+
+    state = RunState(args.task, tool_names=args.tools if args.tools is not None else list(TOOLS),
+                     max_turns=args.max_turns or 40)
+    run_to_end(state, ToyModel(mode=args.mode))
+    print("\n".join(console_lines(state)))
     return 0
 
 
@@ -178,6 +188,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--threads", action="store_true",
                      help="send each turn only the new messages over a message thread, and print the bytes sent")
     run.set_defaults(handler=cmd_run)
+
+    toy = commands.add_parser("toy", help="run the loop on a typed task with the toy model (a few patterns, offline)")
+    toy.add_argument("task", help='e.g. "What is 2 + 3 and 10 + 20?" or "What is in my notes?"')
+    toy.add_argument("--max-turns", type=_positive, help="the turn limit (default 40)")
+    toy.add_argument("--tools", type=_tool_list, help="the tools the agent is given (default: all of them)")
+    toy.add_argument("--mode", choices=MODES, default="lesson", help="how strictly requests are checked")
+    toy.set_defaults(handler=cmd_toy)
 
     commands.add_parser("scripts", help="list the built-in scripts").set_defaults(handler=cmd_scripts)
 

@@ -100,3 +100,15 @@ def test_a_fake_run_imports_neither_streamlit_nor_anthropic():
             "print([m for m in ('streamlit', 'anthropic', 'pydantic') if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_toy_answers_a_typed_task_through_the_loop():
+    done = agent("toy", "What is 2 + 3 and 10 + 20?")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == ['turn 1: add {"a": 2, "b": 3} -> 5', 'turn 1: add {"a": 10, "b": 20} -> 30',
+                                        "result: 2 + 3 is 5; 10 + 20 is 30.", "messages sent each turn: 1, 3"]
+
+
+def test_toy_without_the_tool_it_needs_says_so_and_never_calls_it():
+    done = agent("toy", "What is 2 + 3?", "--tools", "word_count")
+    assert done.returncode == 0 and "not given it" in done.stdout and "add {" not in done.stdout
