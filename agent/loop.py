@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from agent.requests import RequestRejected
 from agent.tools import TOOLS, Tool, ToolRun, call_tool, tool_schemas
+from agent.watched import Conversation
 
 MAX_TURNS = 40
 MAX_TOKENS = 1024
@@ -97,6 +98,8 @@ class RunState:
     """Send each turn only the new messages over a message thread, when the model holds threads (the FakeModel)."""
 
     def __post_init__(self) -> None:
+        # Plain dicts to every reader; watched copies, so the request checks need not go over them every turn.
+        self.messages = Conversation(self.messages)
         if not self.messages:
             self.messages.append({"role": "user", "content": self.task})
 

@@ -8,6 +8,11 @@ and block objects, of the same lengths, compared at C speed; and the blocks the
 model handed out are these watched containers, which count every change made to
 them. Any change the proof cannot rule out sends the request through a full check.
 
+A run's own messages array is a `Conversation`: every message in it is watched
+too, and it only grows at its end, which changes nothing sent before. So for
+the sandbox's own loop the checker needs no pass over the earlier messages at
+all: the same conversation, no change counted, and the earlier messages stand.
+
 A watched container is a plain `dict` or `list` to everything else: it compares,
 copies and serialises as one.
 """
@@ -52,6 +57,42 @@ for _name in ("__setitem__", "__delitem__", "pop", "popitem", "clear", "update",
 for _name in ("__setitem__", "__delitem__", "append", "extend", "insert", "pop", "remove", "clear", "sort",
               "reverse", "__iadd__", "__imul__"):
     setattr(WatchedList, _name, _counted(_name, list))
+
+
+class Conversation(list):
+    """A run's messages: each message is kept as a watched copy, and growing at the end is not a change.
+
+    Appending cannot alter what was sent before; replacing, removing, inserting or reordering can, so those
+    are counted like any change to a watched container.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, messages: Any = ()) -> None:
+        super().__init__(watched(message) for message in messages)
+
+    def append(self, message: Any) -> None:
+        super().append(watched(message))
+
+    def extend(self, messages: Any) -> None:
+        super().extend(watched(message) for message in messages)
+
+    def __iadd__(self, messages: Any) -> Conversation:
+        self.extend(messages)
+        return self
+
+
+for _name in ("__setitem__", "__delitem__", "insert", "pop", "remove", "clear", "sort", "reverse", "__imul__"):
+    setattr(Conversation, _name, _counted(_name, list))
+
+
+def fully_watched(value: Any) -> bool:
+    """Whether every dict and list in `value` is a watched container, so no change to it can go uncounted."""
+    if isinstance(value, dict):
+        return isinstance(value, WatchedDict) and all(map(fully_watched, value.values()))
+    if isinstance(value, list):
+        return isinstance(value, WatchedList) and all(map(fully_watched, value))
+    return True
 
 
 def watched(value: Any) -> Any:

@@ -46,7 +46,8 @@ def sandbox_turn_times(script) -> list[float]:
         times.append(time.perf_counter() - started)
     assert state.result == "done", state.result
     checker = model._checker
-    CHECKS.update(checked=checker.checked, from_start=checker.from_start, messages=len(state.messages))
+    CHECKS.update(checked=checker.checked, from_start=checker.from_start, by_watch=checker.by_watch,
+                  messages=len(state.messages))
     return times
 
 
@@ -96,8 +97,8 @@ def main() -> None:
     print(f"sandbox / bare per turn: {sandbox_early / bare_early:.1f}x at turn 100, "
           f"{sandbox_late / bare_late:.1f}x at turn {args.turns}")
     print(f"every request checked whole: {CHECKS['checked']} requests, {CHECKS['from_start']} of them from the first "
-          f"message; the others proved their first messages unchanged (C-speed identity and length checks over all "
-          f"{CHECKS['messages'] - 1} earlier messages, and the watched reply blocks) and checked the last turn on")
+          f"message; {CHECKS['by_watch']} proved the earlier messages (up to {CHECKS['messages'] - 1}) unchanged by "
+          f"the run's watched conversation, with no pass over them, and checked the last turn on")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agent.exercise import Limits, check_loop
 from agent.fake import FakeModel
+from agent.loop import RunState, step
 from agent.requests import RequestChecker, RequestRejected, check_messages
 from agent.scripts import parse_script
 from helpers import reply, text, thinking, tool_use
@@ -160,3 +161,38 @@ def test_after_any_such_edit_the_warm_checker_agrees_with_a_fresh_one(edit, wher
         messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{k}"}]})
     EDITS[edit](messages, min(where, len(messages) - 1))
     assert checker.check(messages) == check_messages(messages, mode)
+
+
+# Edits that keep every length, to dicts the loop built itself: a plain list's cheap proof cannot see them (the README
+# says so); a run's own watched conversation counts them.
+SAME_LENGTH_EDITS = {
+    "a result's id": lambda m, i: [b.__setitem__("tool_use_id", "toolu_other") for b in m[i]["content"]
+                                   if isinstance(b, dict) and b.get("type") == "tool_result"],
+    "a role": lambda m, i: m[i].__setitem__("role", "assistant" if m[i]["role"] == "user" else "user"),
+    "a message swapped": lambda m, i: m.__setitem__(i, {"role": m[i]["role"], "content": "swapped"}),
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(edit=st.sampled_from(sorted({**EDITS, **SAME_LENGTH_EDITS})), where=st.integers(min_value=0, max_value=6),
+       mode=st.sampled_from(["lesson", "real-api"]))
+def test_a_runs_own_conversation_shows_every_edit_to_the_warm_checker(edit, where, mode):
+    model = FakeModel(parse_script({"replies": [reply("tool_use", thinking(f"step {k}"), tool_use(f"toolu_{k}"))
+                                                for k in range(1, 5)]}, name="four"), mode=mode)
+    checker, state = RequestChecker(mode), RunState("go", tool_names=["add"])
+    for _ in range(4):
+        assert checker.check(state.messages) == []
+        step(state, model)
+    assert checker.by_watch == 3  # turns 2-4 went over none of the earlier messages
+    {**EDITS, **SAME_LENGTH_EDITS}[edit](state.messages, min(where, len(state.messages) - 1))
+    assert checker.check(state.messages) == check_messages(list(state.messages), mode)
+
+
+def test_a_result_id_changed_in_place_in_the_runs_own_messages_is_refused():
+    state, model = RunState("go", tool_names=["add"]), three_calls()
+    step(state, model)
+    step(state, model)
+    state.messages[2]["content"][0]["tool_use_id"] = "toolu_9"  # the loop's own tool_result block, same length
+    step(state, model)
+    assert state.result.startswith("bad request: messages.2.content.0: unexpected `tool_use_id` found in "
+                                   "`tool_result` blocks: toolu_9.")
