@@ -19,17 +19,22 @@ ROOT = Path(__file__).resolve().parent.parent
 WINGS = ("real", "exercise", "page")
 
 
-def imported_modules(source: str) -> list[str]:
-    """Every `agent...` module a source imports, spelled out (`from agent import loop` is `agent.loop`)."""
+def all_imports(source: str) -> list[str]:
+    """Every module a source imports (`from agent import loop` is `agent` and `agent.loop`)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.append(node.module)
-            if node.module == "agent":
+            if node.module == "agent":  # its names are its modules
                 found += [f"agent.{alias.name}" for alias in node.names]
-    return [name for name in found if name == "agent" or name.startswith("agent.")]
+    return found
+
+
+def imported_modules(source: str) -> list[str]:
+    """Every `agent...` module a source imports."""
+    return [name for name in all_imports(source) if name == "agent" or name.startswith("agent.")]
 
 
 def wing_of(name: str) -> str | None:
@@ -71,17 +76,7 @@ def test_no_module_imports_upward_or_across_wings(path, home, front_door):
 
 def test_only_the_views_import_streamlit():
     for path in (ROOT / "agent").rglob("*.py"):
-        assert "streamlit" not in {name.split(".")[0] for name in _all_imports(path.read_text(encoding="utf-8"))}, path
-
-
-def _all_imports(source: str) -> list[str]:
-    names = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.append(node.module)
-    return names
+        assert "streamlit" not in {name.split(".")[0] for name in all_imports(path.read_text(encoding="utf-8"))}, path
 
 
 def test_the_rule_catches_each_way_of_breaking_it():
