@@ -172,8 +172,8 @@ class ToyModel:
     def create(self, messages: list[dict[str, Any]], *, system: str = "", tools: list[dict[str, Any]] | None = None,
                max_tokens: int = 1024, **_: Any) -> dict[str, Any]:
         """Check the request as the API would, then reply to the conversation so far."""
-        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-            raise RequestRejected("max_tokens: Input should be greater than or equal to 1")
+        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 0:
+            raise RequestRejected("max_tokens: Input should be greater than or equal to 0")
         self._checker.require(messages)
         task = messages[0]["content"] if isinstance(messages[0].get("content"), str) else ""
         names = {t.get("name") for t in tools or [] if isinstance(t, dict)}
@@ -188,7 +188,8 @@ class ToyModel:
         output_tokens = estimate_tokens(content)
         if output_tokens > max_tokens:  # as a real model does: cut off, and a cut-off call is left out
             words = (turn.text or json.dumps(turn.calls[0][1])).split()
-            content = [{"type": "text", "text": " ".join(words[:max_tokens]) or "…"}]
+            # max_tokens 0 generates nothing (the API then only warms its prompt cache)
+            content = [{"type": "text", "text": " ".join(words[:max_tokens]) or "…"}] if max_tokens else []
             stop_reason, output_tokens = "max_tokens", max_tokens
         input_tokens = estimate_tokens({"system": system, "tools": tools or [], "messages": messages})
         return {"id": f"msg_toy{number:02d}{seed[:20]}", "type": "message", "role": "assistant",

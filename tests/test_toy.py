@@ -82,8 +82,13 @@ def test_a_bad_request_is_refused_in_the_apis_words():
     with pytest.raises(Exception, match="roles must alternate|must alternate|first message") as refused:
         model.create([{"role": "user", "content": "hi"}, {"role": "user", "content": "again"}], max_tokens=10)
     assert refused.value.__class__.__name__ == "RequestRejected"
-    with pytest.raises(Exception, match="max_tokens"):
-        model.create([{"role": "user", "content": "hi"}], max_tokens=0)
+    with pytest.raises(Exception, match="max_tokens: Input should be greater than or equal to 0"):
+        model.create([{"role": "user", "content": "hi"}], max_tokens=-1)
+
+
+def test_max_tokens_0_generates_nothing_as_the_api_does():
+    reply = ToyModel().create([{"role": "user", "content": "What is 2 + 3?"}], max_tokens=0)
+    assert (reply["content"], reply["stop_reason"], reply["usage"]["output_tokens"]) == ([], "max_tokens", 0)
 
 
 def test_every_request_of_its_runs_is_one_the_api_accepts():
