@@ -105,12 +105,10 @@ def prefix(state: RunState, turn: int) -> RunState:
         raise BranchError(f"there is no turn {turn} to fork from: the run has {state.turn} turn(s)")
     # A refused request is counted as a turn but added nothing: the state after it is the state before it.
     records = copy.deepcopy([r for r in prefix_records(state, turn) if r.branch != "bad_request"])
-    following = next((r for r in state.records if r.turn == turn + 1), None)
-    messages = state.messages[:following.sent] if following else state.messages
     ended_here = state.done and turn == state.turn and bool(records) and records[-1].turn == turn \
         and records[-1].counted
     return RunState(state.task, system=state.system, tool_names=list(state.tool_names), max_turns=state.max_turns,
-                    max_tokens=state.max_tokens, messages=copy.deepcopy(messages), records=records,
+                    max_tokens=state.max_tokens, messages=copy.deepcopy(state.messages_after(turn)), records=records,
                     result=state.result if ended_here else None)
 
 

@@ -22,7 +22,7 @@ from agent import schema, signing
 from agent.requests import LATEST_VERSION, RequestChecker, RequestRejected, as_message_list
 from agent.rules import THREAD_KEEPS, THREAD_NOT_FOUND
 from agent.scripts import Script
-from agent.watched import watched
+from agent.watched import Conversation, watched
 
 THINKING_TYPES = ("thinking", "redacted_thinking")
 
@@ -79,7 +79,7 @@ class FakeModel:
         self._checker = RequestChecker(self.mode, self.version)
         self._accepted_body: dict[str, Any] | None = None
         self._thread_id: str | None = None  # the reply a `continue` may resume from
-        self._thread_messages: list[Any] = []  # the conversation the thread holds, up to and with that reply
+        self._thread_messages: list[Any] = Conversation()  # what the thread holds, up to and with that reply
         self._thread_held = 0
         # Kept as text so every answer is a new object: a loop that mutates a
         # reply can never change what the script plays next time.
@@ -148,7 +148,7 @@ class FakeModel:
         The FakeModel holds one thread, its run's; `agent.real.threads` holds many for the stand-in.
         """
         if thread.get("type") == "create":
-            self._thread_messages, self._thread_held = list(messages) if isinstance(messages, list) else [], 0
+            self._thread_messages, self._thread_held = Conversation(messages if isinstance(messages, list) else []), 0
             return self._thread_messages if isinstance(messages, list) else messages
         if thread.get("type") != "continue":
             return messages  # the schema has said what is wrong with it

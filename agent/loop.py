@@ -122,6 +122,11 @@ class RunState:
             return self.records[-1].error
         return None
 
+    def messages_after(self, turn: int) -> list[dict[str, Any]]:
+        """The messages as they stood right after `turn` (0: the task alone): what the next turn sent."""
+        following = next((r for r in self.records if r.turn == turn + 1), None)
+        return self.messages[:following.sent] if following else self.messages[:]
+
     def request(self, record: TurnRecord) -> dict[str, Any]:
         """The request that a turn sent: the conversation only grows, so it is a prefix (or, on a thread, its end)."""
         if record.thread is not None and record.thread.get("type") == "continue":  # the thread keeps system, tools

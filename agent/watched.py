@@ -96,7 +96,10 @@ def fully_watched(value: Any) -> bool:
 
 
 def watched(value: Any) -> Any:
-    """A copy of plain JSON data whose dicts and lists count their changes."""
+    """Plain JSON data whose dicts and lists count their changes: a copy, but for parts watched already,
+    which are taken as they are (a reply's content the FakeModel served stays the one object)."""
+    if isinstance(value, WatchedDict | WatchedList) and fully_watched(value):
+        return value
     if isinstance(value, dict):
         return WatchedDict((key, watched(item)) for key, item in value.items())
     if isinstance(value, list):

@@ -114,9 +114,14 @@ def turn_cost_line(record) -> str:
     return f"Usage: {usage} · the model took {record.model_seconds * 1000:.0f} ms"
 
 
+def api_key() -> tuple[str, str]:
+    """The key and where it came from (the field, ANTHROPIC_API_KEY, st.secrets); the key itself is never shown."""
+    return view.find_api_key(ss.get("api_key", ""), os.environ, st.secrets)
+
+
 def shown_text(value: Any) -> str:
     """A string from a script, a model or a tool, as markdown showing it as text, the key blanked."""
-    return as_text(value, view.find_api_key(ss.get("api_key", ""), os.environ, st.secrets)[0])
+    return as_text(value, api_key()[0])
 
 
 def show_json_lazily(label: str, value: Any, key: str) -> None:

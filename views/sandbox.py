@@ -9,7 +9,6 @@ draws as few elements as it can: the browser's work grows with each one.
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from agent.summary import clip
 from agent.tools import TOOLS
 from agent.toy import CAN_DO, EXAMPLE_TASKS, ToyModel
 from views import change_the_past
-from views.run_tabs import VIEWS, export_view, loop_view, messages_view, run_view
+from views.run_tabs import VIEWS, api_key, export_view, loop_view, messages_view, run_view
 
 ss = st.session_state
 MODELS = {"Fake": "Script", "Toy": "Toy", "Real": "Real"}  # the Model switch: its values and what it says
@@ -121,11 +120,6 @@ def start_session() -> None:
 
 
 # ---------------------------------------------------------------- the model
-
-
-def api_key() -> tuple[str, str]:
-    """The key and where it came from; the key itself is never shown."""
-    return view.find_api_key(ss.get("api_key", ""), os.environ, st.secrets)
 
 
 def upload_key() -> str:

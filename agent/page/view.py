@@ -78,10 +78,8 @@ def snapshot(state: RunState, turn: int) -> RunState:
     """The run as it stood right after `turn` (0: before the first turn); the latest turn gives `state` itself."""
     if turn >= state.turn:
         return state
-    following = record_of_turn(state, turn + 1)
-    messages = state.messages[:following.sent] if following else state.messages[:1]
     return RunState(state.task, system=state.system, tool_names=list(state.tool_names), max_turns=state.max_turns,
-                    max_tokens=state.max_tokens, messages=list(messages),
+                    max_tokens=state.max_tokens, messages=state.messages_after(turn),
                     records=[r for r in state.records if r.turn <= turn])
 
 
