@@ -1,9 +1,13 @@
 """The pytest plugin from outside: another project's suite, run in a subprocess, finds `stand_in_api` through the
 installed package's entry point, and a test whose agent swallows a 400 fails with the API's own words."""
 
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 SWALLOWING_AGENT = '''
     import anthropic
@@ -65,3 +69,13 @@ def test_a_swallowed_bad_request_fails_the_test_in_the_apis_words(tmp_path):
                 "sent:") in done.stdout
         assert ("request 1 (POST /v1/messages): 400 invalid_request_error: messages.0: all messages must have "
                 "non-empty content except for the optional final assistant message") in done.stdout
+
+
+def test_the_readmes_examples_pass_as_another_projects_tests(tmp_path):
+    section = README.read_text().split("### Test your own agent against the stand-in")[1].split("\n#")[0]
+    examples = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(examples) == 2
+    for number, example in enumerate(examples):
+        (tmp_path / f"test_example_{number}.py").write_text(example)
+    done = run_pytest(tmp_path)
+    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout[-3000:]
