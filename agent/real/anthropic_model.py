@@ -96,7 +96,7 @@ class AnthropicModel:
 
     def __init__(self, api_key: str | None, model: str = DEFAULT_MODEL, base_url: str | None = None,
                  on_event: EventCallback | None = None, *, max_retries: int = DEFAULT_MAX_RETRIES,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, http_client: Any = None) -> None:
         self._api_key = (api_key or "").strip()
         self.model = (model or "").strip() or DEFAULT_MODEL
         self.base_url = (base_url or "").strip() or None
@@ -106,6 +106,8 @@ class AnthropicModel:
         "name": ...}` while a reply arrives."""
         self.max_retries = max_retries
         self.timeout = timeout
+        self.http_client = http_client
+        """An `httpx2.Client` for the SDK to send through (e.g. one on `agent.real.testing`'s in-process transport)."""
         self.send_anyway = False
         """Send a request even though the real-API check refused it (to see the API's own answer)."""
         # The API's thinking signatures are its own to verify: the pre-flight checks that one is there, not its value.
@@ -225,7 +227,8 @@ class AnthropicModel:
         failure = None
         try:
             self._client = anthropic.Anthropic(api_key=self._api_key, base_url=self.base_url,
-                                               max_retries=self.max_retries, timeout=self.timeout)
+                                               max_retries=self.max_retries, timeout=self.timeout,
+                                               **({"http_client": self.http_client} if self.http_client else {}))
         except Exception as exc:
             failure = self._explain(exc, reading_reply=False)
         if failure is not None:
