@@ -137,3 +137,23 @@ def test_a_continue_is_checked_whole_before_it_is_sent():
         refused = step(state, model)
     assert len(heard) == 1 and refused.branch == "bad_request" and refused.refused_unsent
     assert "unexpected `tool_use_id` found in `tool_result` blocks: toolu_nowhere" in refused.error
+
+
+def test_the_page_runs_the_real_model_over_a_thread_and_says_when_it_fell_back(monkeypatch):
+    from page_support import choose_real, click, console, open_sandbox
+
+    at = open_sandbox(monkeypatch)
+    with running_server(load_script("add_then_answer")) as server:
+        heard = listening(server)
+        at.toggle(key="threads").set_value(True).run()
+        choose_real(at, server.base_url)
+        click(at, "Step")
+        server.threads = ThreadStore()  # forgotten between the turns
+        click(at, "Step")
+    assert not at.exception, [e.value for e in at.exception]
+    run = at.session_state["run"]
+    assert run.result == "2 + 3 is 5." and run.records[1].thread_lost.startswith("404 not_found_error")
+    assert [body["thread"]["type"] for body, _, _ in heard] == ["create", "continue", "create"]
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("The thread could not be continued (404 not_found_error: ") for c in captions)
+    assert any("could not be continued" in line for line in console(at))
