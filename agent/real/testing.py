@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.fake import FakeModel, ScriptExhausted
+from agent.fake import FakeModel, ScriptExhausted, ThreadNotFound
 from agent.requests import LATEST_VERSION, RequestRejected
 from agent.scripts import Script, load_script, parse_script
 
@@ -177,6 +177,8 @@ class FakeModelTransport:
         try:
             reply = self.model.create(body.get("messages"), system=body.get("system", ""), tools=body.get("tools"),
                                       max_tokens=body.get("max_tokens"), **fields)
+        except ThreadNotFound as exc:
+            raise ApiError(404, exc.type, exc.message, details={"error_code": exc.error_code}) from None
         except RequestRejected as exc:
             raise ApiError(400, "invalid_request_error", exc.message) from None
         except ScriptExhausted as exc:
