@@ -239,3 +239,27 @@ def test_a_fork_of_a_threaded_run_falls_back_to_the_whole_array_on_its_first_tur
                                  f"for {state.records[0].reply['id']}")
     assert run_to_end(fork, forks_model) == "THE SUM IS 3.5 has 4 words."
     assert [r.thread["type"] for r in fork.records] == ["create", "create", "continue", "continue"]
+
+
+def test_a_bare_404_to_a_continue_falls_back_and_other_failures_do_not():
+    """A server without the threads beta may answer a continue with a 404 that names no error_code."""
+    from agent.fake import FakeModel
+
+    class ServerWithoutThreads(FakeModel):
+        def create(self, messages, **options):
+            if (options.get("thread") or {}).get("type") == "continue":
+                raise self.failure
+            return super().create(messages, **options)
+
+    first, answer = two_turns()
+    state, played = fake_run(first, answer, threads=True)
+    model = ServerWithoutThreads(played.script)
+    model.failure = type("NotFoundError", (Exception,), {"status_code": 404, "type": "not_found_error"})("Not Found")
+    assert run_to_end(state, model) == "5"
+    assert state.records[1].thread_lost == "404 not_found_error: Not Found" and state.records[1].sent_from == 0
+    state, played = fake_run(first, answer, threads=True)
+    model = ServerWithoutThreads(played.script)
+    model.failure = type("BadRequestError", (Exception,), {"status_code": 400, "type": "invalid_request_error"})(
+        "thread: Extra inputs are not permitted")
+    step(state, model)
+    assert step(state, model).branch == "bad_request" and state.records[1].thread_lost is None
