@@ -68,3 +68,14 @@ def test_a_failed_check_fails_with_the_apis_words():
     with pytest.raises(AssertionError, match=r"request 1 \(POST /v1/messages\): 400 invalid_request_error: "
                                              r"temperature: Extra inputs are not permitted"):
         api.check()
+
+
+def test_the_version_header_decides_the_rules_as_the_servers_does(no_sockets):
+    with serve_script(load_script("add_then_answer"), in_process=True) as api:
+        old = api.client(max_retries=0, default_headers={"anthropic-version": "2023-06-01"})
+        taken = old.messages.create(model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}],
+                                    extra_body={"temperature": 1.0})
+        with pytest.raises(anthropic.BadRequestError, match="is not a version this stand-in knows"):
+            api.client(max_retries=0, default_headers={"anthropic-version": "1999-01-01"}).messages.create(
+                model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}])
+    assert taken.stop_reason == "tool_use"

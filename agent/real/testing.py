@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.fake import FakeModel, ScriptExhausted, ThreadNotFound
-from agent.requests import LATEST_VERSION, RequestRejected
+from agent.requests import API_VERSIONS, LATEST_VERSION, RequestRejected
 from agent.scripts import Script, load_script, parse_script
 
 IN_PROCESS_URL = "http://stand-in.invalid"  # no such host: only the transport answers it
@@ -154,6 +154,7 @@ class FakeModelTransport:
                 body = json.loads(request.read())
             except ValueError as exc:
                 raise ApiError(400, "invalid_request_error", f"body: not JSON ({exc})") from None
+            self._use_version(request.headers.get("anthropic-version") or LATEST_VERSION)
             message = self._answer(body)
         except ApiError as error:
             if self.on_answer is not None:
@@ -167,6 +168,16 @@ class FakeModelTransport:
             return http.Response(200, headers={"content-type": "text/event-stream"}, request=request,
                                  content=_event_bytes(message))
         return http.Response(200, json=message, request=request)
+
+    def _use_version(self, version: str) -> None:
+        """Apply the rules of the request's `anthropic-version`, as the server does; a client sends one throughout."""
+        from agent.real.server import ApiError
+
+        if version not in API_VERSIONS:
+            raise ApiError(400, "invalid_request_error", f"anthropic-version: {version!r} is not a version this "
+                                                         f"stand-in knows ({', '.join(API_VERSIONS)})")
+        if version != self.model.version:  # the script plays on from where it was
+            self.model = FakeModel(self.model.script, mode=self.model.mode, calls=self.model.calls, version=version)
 
     def _answer(self, body: Any) -> dict[str, Any]:
         from agent.real.server import STATUS_OF_TYPE, ApiError, estimate_tokens
