@@ -79,3 +79,18 @@ def test_the_version_header_decides_the_rules_as_the_servers_does(no_sockets):
             api.client(max_retries=0, default_headers={"anthropic-version": "1999-01-01"}).messages.create(
                 model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}])
     assert taken.stop_reason == "tool_use"
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "over-http"])
+def test_a_request_past_the_scripts_last_reply_is_a_failed_check(in_process):
+    one = script_of(replies=[{"stop_reason": "end_turn", "content": [{"type": "text", "text": "Hi."}]}])
+    with serve_script(one, in_process=in_process) as api:
+        client = api.client(max_retries=2)  # the 500 says not to retry: one request each
+        hello = [{"role": "user", "content": "Hello"}]
+        client.messages.create(model="m", max_tokens=9, messages=hello)
+        with pytest.raises(anthropic.InternalServerError):
+            client.messages.create(model="m", max_tokens=9, messages=[
+                *hello, {"role": "assistant", "content": "Hi."}, {"role": "user", "content": "And?"}])
+    assert [heard.status for heard in api.requests] == [200, 500]
+    with pytest.raises(AssertionError, match=r"request 2 \(POST /v1/messages\): 500 api_error: the script "):
+        api.check()

@@ -25,7 +25,6 @@ from agent.requests import API_VERSIONS, LATEST_VERSION, RequestRejected
 from agent.scripts import Script, load_script, parse_script
 
 IN_PROCESS_URL = "http://stand-in.invalid"  # no such host: only the transport answers it
-SCRIPT_RAN_OUT = "the script has run out"
 
 
 @dataclass
