@@ -33,6 +33,15 @@ class ScriptExhausted(Exception):
     ends_run = True  # no later request can get a reply either: the loop ends the run instead of trying again
 
 
+class ThreadNotFound(RequestRejected):
+    """A `continue` from a reply the FakeModel's thread does not end with: the API's 404 `thread_not_found`, which
+    the loop (as the SDK's tool runner) answers by sending the whole array under a new thread."""
+
+    status_code = 404
+    type = "not_found_error"
+    error_code = "thread_not_found"
+
+
 def sdk_error(entry: dict[str, Any]) -> Exception:
     """The exception the SDK raises when the API answers with this error (a script's `error` entry)."""
     import anthropic  # only a script that injects an error pays for this import
@@ -157,7 +166,7 @@ class FakeModel:
                 raise RequestRejected(THREAD_KEEPS.format(name=name))
         previous = thread.get("previous_message_id")
         if previous is None or previous != self._thread_id:
-            raise RequestRejected(THREAD_NOT_FOUND.format(previous=previous))
+            raise ThreadNotFound(THREAD_NOT_FOUND.format(previous=previous))
         if not isinstance(messages, list):
             return messages
         self._thread_messages.extend(messages)

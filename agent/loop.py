@@ -45,6 +45,9 @@ class TurnRecord:
     """Where the request's messages began: 0 (the whole array), or past what a message thread already holds."""
     thread: dict[str, Any] | None = None
     """The `thread` field the request carried (`create`, or `continue` from the last reply), when threads are on."""
+    thread_lost: str | None = None
+    """Why the model could not continue the thread (its error, in words), when this turn fell back to the whole
+    array under a new thread."""
     branch: str = ""
     """What the loop did: `answer`, `tool_use`, `stopped`, `limit`, `bad_request`, `no_reply` or `model_error`.
 
@@ -132,7 +135,9 @@ class RunState:
         if record.thread is not None and record.thread.get("type") == "continue":  # the thread keeps system, tools
             return {"max_tokens": self.max_tokens, "thread": record.thread,
                     "messages": self.messages[record.sent_from:record.sent]}
-        request = {"max_tokens": self.max_tokens, "system": self.system, "tools": tool_schemas(self.tool_names),
+        # An empty system prompt or tool list is not sent: the models leave it out of the body.
+        request = {"max_tokens": self.max_tokens, **({"system": self.system} if self.system else {}),
+                   **({"tools": tool_schemas(self.tool_names)} if self.tool_names else {}),
                    "messages": self.messages[:record.sent]}
         return {**request, "thread": record.thread} if record.thread is not None else request
 
@@ -238,17 +243,36 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
     return record
 
 
+# `error.details.error_code` of the rejections a whole array under a new thread recovers from (the SDK's list).
+THREAD_LOST_CODES = ("thread_not_found", "thread_already_continued", "thread_continue_in_flight")
+
+
+def thread_lost(exc: Exception) -> bool:
+    """Whether a `continue` failed because the model cannot resume the thread: one of `THREAD_LOST_CODES`, or a
+    404 (a server that has no such thread, or no threads beta, may say no more)."""
+    return getattr(exc, "error_code", None) in THREAD_LOST_CODES or getattr(exc, "status_code", None) == 404
+
+
 def ask_on_thread(state: RunState, model: Model, record: TurnRecord) -> dict[str, Any]:
     """Send a turn over a message thread: the first creates it; later ones continue from the last reply with only
-    the messages after it, and without system and tools, which the thread keeps."""
+    the messages after it, and without system and tools, which the thread keeps.
+
+    When the model cannot resume the thread, the turn sends the whole array under a new thread, as the SDK's tool
+    runner does, and its record says why (`thread_lost`).
+    """
     previous = next((r for r in reversed(state.records) if r.reply is not None), None)
-    if previous is None:
-        record.thread = {"type": "create"}
-        return model.create(state.messages, system=state.system, tools=tool_schemas(state.tool_names),
-                            max_tokens=state.max_tokens, thread=record.thread)
-    record.thread = {"type": "continue", "previous_message_id": previous.reply.get("id")}
-    record.sent_from = previous.sent + 1  # the thread holds the conversation up to and with that reply
-    return model.create(state.messages[record.sent_from:], max_tokens=state.max_tokens, thread=record.thread)
+    if previous is not None:
+        record.thread = {"type": "continue", "previous_message_id": previous.reply.get("id")}
+        record.sent_from = previous.sent + 1  # the thread holds the conversation up to and with that reply
+        try:
+            return model.create(state.messages[record.sent_from:], max_tokens=state.max_tokens, thread=record.thread)
+        except Exception as exc:
+            if not thread_lost(exc):
+                raise
+            record.thread_lost, record.sent_from = describe_error(exc), 0
+    record.thread = {"type": "create"}
+    return model.create(state.messages, system=state.system, tools=tool_schemas(state.tool_names),
+                        max_tokens=state.max_tokens, thread=record.thread)
 
 
 def run_to_end(state: RunState, model: Model, retries: int = 2) -> str:
@@ -300,6 +324,9 @@ def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, re
         said = len(lines)
         if record.branch == "model_error":
             lines.append(f"turn {record.turn}: model error: {record.error}")
+        if record.thread_lost:
+            lines.append(f"turn {record.turn}: the thread could not be continued ({record.thread_lost}): "
+                         f"sent the whole array, {record.sent} messages, under a new thread")
         lines.extend(f"turn {record.turn}: {run.name} {json.dumps(run.input, sort_keys=True)} -> {run.content}"
                      for run in record.tool_runs)
         if index in notes:

@@ -220,3 +220,46 @@ def test_the_pages_switch_runs_over_a_thread_and_says_the_bytes_both_ways(monkey
     run = at.session_state["run"]
     assert run.threads and run.result == "2 + 3 is 5." and run.records[1].thread["type"] == "continue"
     assert any(c.value.startswith("Over a message thread (continue): this turn sent ") for c in at.caption)
+
+
+def test_a_fork_of_a_threaded_run_falls_back_to_the_whole_array_on_its_first_turn():
+    from agent.fake import FakeModel
+
+    script = load_script("three_tool_chain")
+    state = RunState(script.task, system=script.system, tool_names=script.tools, threads=True)
+    model = FakeModel(script)
+    step(state, model)
+    step(state, model)
+    fork = RunState.from_dict({**state.to_dict(), "records": state.to_dict()["records"][:1],
+                               "messages": state.to_dict()["messages"][:3]})
+    forks_model = FakeModel(script, calls=1)  # as the page forks: a FakeModel that holds no thread yet
+    first = step(fork, forks_model)
+    assert first.branch == "tool_use" and first.thread == {"type": "create"} and first.sent_from == 0
+    assert first.thread_lost == ("404 not_found_error: thread.previous_message_id: No usable Thread state was found "
+                                 f"for {state.records[0].reply['id']}")
+    assert run_to_end(fork, forks_model) == "THE SUM IS 3.5 has 4 words."
+    assert [r.thread["type"] for r in fork.records] == ["create", "create", "continue", "continue"]
+
+
+def test_a_bare_404_to_a_continue_falls_back_and_other_failures_do_not():
+    """A server without the threads beta may answer a continue with a 404 that names no error_code."""
+    from agent.fake import FakeModel
+
+    class ServerWithoutThreads(FakeModel):
+        def create(self, messages, **options):
+            if (options.get("thread") or {}).get("type") == "continue":
+                raise self.failure
+            return super().create(messages, **options)
+
+    first, answer = two_turns()
+    state, played = fake_run(first, answer, threads=True)
+    model = ServerWithoutThreads(played.script)
+    model.failure = type("NotFoundError", (Exception,), {"status_code": 404, "type": "not_found_error"})("Not Found")
+    assert run_to_end(state, model) == "5"
+    assert state.records[1].thread_lost == "404 not_found_error: Not Found" and state.records[1].sent_from == 0
+    state, played = fake_run(first, answer, threads=True)
+    model = ServerWithoutThreads(played.script)
+    model.failure = type("BadRequestError", (Exception,), {"status_code": 400, "type": "invalid_request_error"})(
+        "thread: Extra inputs are not permitted")
+    step(state, model)
+    assert step(state, model).branch == "bad_request" and state.records[1].thread_lost is None

@@ -23,3 +23,8 @@ def test_the_installed_package_runs_a_builtin_script(tmp_path):
     assert done.stdout == 'turn 1: add {"a": 2, "b": 3} -> 5\nresult: 2 + 3 is 5.\nmessages sent each turn: 1, 3\n'
     listed = subprocess.run([python, "-m", "agent", "scripts"], capture_output=True, text=True, cwd=tmp_path)
     assert len(listed.stdout.splitlines()) == len(list((ROOT / "scripts").glob("*.json")))
+    # The pytest plugin is registered for any project that installs the package (tests/test_pytest_plugin.py uses it).
+    plugins = subprocess.run([python, "-c", "from importlib.metadata import entry_points; "
+                              "print([e.value for e in entry_points(group='pytest11') if e.name == 'loop_sandbox'])"],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert plugins.stdout.strip() == "['agent.real.pytest_plugin']"

@@ -209,7 +209,7 @@ def sidebar() -> None:
                        "cannot shorten them. The toy and a real model keep to it.")
         st.text_area("System prompt", key="system", height=90)
         st.toggle("Message threads", key="threads", help="Each turn sends only the new messages; the model "
-                  "holds the conversation. The FakeModel holds threads; the Real model gets the whole array.")
+                  "holds the conversation. The FakeModel and the Real model hold threads; the Toy gets it all.")
 
 
 def script_settings() -> None:

@@ -144,6 +144,9 @@ def thread_note(state: RunState, record: TurnRecord) -> str | None:
         return None
     sent = request_size(state.request(record))
     whole = request_size(state.request(TurnRecord(record.turn, record.sent)))
+    if record.thread_lost:
+        return (f"The thread could not be continued ({record.thread_lost}), so this turn fell back to the whole "
+                f"array under a new thread: {sent:,} bytes.")
     return (f"Over a message thread ({record.thread['type']}): this turn sent {sent:,} bytes; the whole array "
             f"would have been {whole:,} bytes. The server holds the rest.")
 

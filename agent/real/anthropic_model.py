@@ -13,6 +13,15 @@ whose words say what went wrong and what to do, and never hold the key; the
 loop turns it into a state of the run (a 400 ends the run, anything else is a
 failed attempt that the next Step tries again).
 
+With a `thread` (the loop's Message threads switch), the call goes through the
+SDK's threads beta as its tool runner sends it: `client.beta.messages.stream`
+with the `message-threads-2026-08-12` beta and the `thread` field; a `continue`
+carries only the new messages, and is checked whole with the conversation this
+model holds for the reply it continues. A rejection the SDK replays from
+(`thread_not_found`, `thread_already_continued`, `thread_continue_in_flight` in
+`error.details.error_code`) keeps its code in `ModelCallError.error_code`, for
+the loop to fall back on.
+
 The base URL is settable, so the same code reaches Anthropic or any server
 that speaks the Messages API: Ollama 0.14+, llama.cpp's `llama-server`, vLLM,
 the LiteLLM proxy, or `python -m agent serve`.
@@ -20,6 +29,7 @@ the LiteLLM proxy, or `python -m agent serve`.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +44,8 @@ DEFAULT_MAX_RETRIES = 2  # the SDK's default: 408, 409, 429, 5xx and lost connec
 
 MIN_SECRET_LENGTH = 8
 RETRYABLE_TYPES = ("overloaded_error", "api_error", "rate_limit_error")  # said by an error event mid-stream
+MESSAGE_THREADS_BETA = "message-threads-2026-08-12"  # the SDK's `lib/threads`, as its tool runner sends it
+HELD_THREADS = 64  # conversations held for a `continue`: a run's last reply, and those its forks continue from
 
 EventCallback = Callable[[dict[str, Any]], None]
 
@@ -57,11 +69,14 @@ class ModelCallError(Exception):
     """
 
     def __init__(self, api_message: str, status_code: int | None = None, kind: str | None = None,
-                 retry_after: float | None = None, request_id: str | None = None, retryable: bool = False) -> None:
+                 retry_after: float | None = None, request_id: str | None = None, retryable: bool = False,
+                 error_code: str | None = None) -> None:
         super().__init__(api_message)
         self.api_message = api_message
         self.status_code = status_code
         self.type = kind
+        self.error_code = error_code
+        """`error.details.error_code` of the answer, where it has one (e.g. `thread_not_found`)."""
         self.retry_after = retry_after
         """Seconds the API asked to wait before trying again (429), when it said."""
         self.request_id = request_id
@@ -76,9 +91,12 @@ class ModelCallError(Exception):
 class AnthropicModel:
     """A model behind the Messages API, with the FakeModel's `create(...)`."""
 
+    holds_threads = True
+    """It takes `thread` (create, continue) as the FakeModel does, through the SDK's threads beta."""
+
     def __init__(self, api_key: str | None, model: str = DEFAULT_MODEL, base_url: str | None = None,
                  on_event: EventCallback | None = None, *, max_retries: int = DEFAULT_MAX_RETRIES,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, http_client: Any = None) -> None:
         self._api_key = (api_key or "").strip()
         self.model = (model or "").strip() or DEFAULT_MODEL
         self.base_url = (base_url or "").strip() or None
@@ -88,11 +106,15 @@ class AnthropicModel:
         "name": ...}` while a reply arrives."""
         self.max_retries = max_retries
         self.timeout = timeout
+        self.http_client = http_client
+        """An `httpx2.Client` for the SDK to send through (e.g. one on `agent.real.testing`'s in-process transport)."""
         self.send_anyway = False
         """Send a request even though the real-API check refused it (to see the API's own answer)."""
         # The API's thinking signatures are its own to verify: the pre-flight checks that one is there, not its value.
         self._checker = RequestChecker("real-api", verify_signatures=False)
         self._client: Any = None
+        self._threads: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        """The conversation each recent threaded reply ends, by its id: what a `continue` from it is checked with."""
 
     def __repr__(self) -> str:  # the key stays out of every repr, log line and page
         key = "set" if self._api_key else "missing"
@@ -103,15 +125,24 @@ class AnthropicModel:
         return bool(self._api_key)
 
     def create(self, messages: list[dict[str, Any]], *, system: str = "", tools: list[dict[str, Any]] | None = None,
-               max_tokens: int = 1024, **_: Any) -> dict[str, Any]:
-        """Check the request, stream the reply, and return it as a plain dict in the API's shape."""
+               max_tokens: int = 1024, thread: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:
+        """Check the request, stream the reply, and return it as a plain dict in the API's shape.
+
+        `thread`: `{"type": "create"}`, or `{"type": "continue", "previous_message_id": ...}` with only the
+        messages after that reply (and no system or tools: the thread keeps them).
+        """
+        whole = self._whole_conversation(messages, thread)
         if not self.send_anyway:
-            self._checker.require(messages)  # RequestRejected: the loop ends the run as a bad request
+            self._checker.require(whole)  # RequestRejected: the loop ends the run as a bad request
         params = self._params(messages, system, tools, max_tokens=max_tokens)
         client = self._connect()
         failure = None
         try:
-            with client.messages.stream(**params) as stream:
+            if thread is None:
+                opened = client.messages.stream(**params)
+            else:  # as the SDK's tool runner sends a thread's turn
+                opened = client.beta.messages.stream(**params, thread=thread, betas=[MESSAGE_THREADS_BETA])
+            with opened as stream:
                 self._pass_on(stream)
                 final = stream.get_final_message()
         except Exception as exc:
@@ -120,8 +151,32 @@ class AnthropicModel:
             raise failure
         reply = final.model_dump(mode="json", exclude_none=True)
         self._require_sane_reply(reply)
+        if thread is not None:
+            self._hold(reply, whole)
         # A server may echo the key inside a reply: it never enters the run, so no card, frame or export holds it.
         return self._hide_key_in(reply)
+
+    def _whole_conversation(self, messages: list[dict[str, Any]], thread: dict[str, Any] | None) -> list[Any]:
+        """The conversation a request stands for: on a `continue`, what the thread holds, then the new messages.
+
+        A `continue` from a reply this model did not receive cannot be checked, and is answered as the API
+        answers a thread it has lost, so the loop sends the whole array instead.
+        """
+        if thread is None or thread.get("type") != "continue":
+            return messages
+        previous = thread.get("previous_message_id")
+        held = self._threads.get(previous) if isinstance(previous, str) else None
+        if held is None:
+            raise ModelCallError(f"thread.previous_message_id: this client holds no conversation up to {previous} "
+                                 "(it did not receive that reply), so it cannot check a continue from it",
+                                 error_code="thread_not_found")
+        return [*held, *messages]
+
+    def _hold(self, reply: dict[str, Any], whole: list[Any]) -> None:
+        """Hold the conversation a threaded reply ends, for a `continue` from it; the oldest go past the bound."""
+        self._threads[reply["id"]] = [*whole, {"role": "assistant", "content": reply["content"]}]
+        while len(self._threads) > HELD_THREADS:
+            self._threads.popitem(last=False)
 
     def _require_sane_reply(self, reply: dict[str, Any]) -> None:
         """Refuse what no real reply holds (a server's garbage): a lone surrogate, which no page or file can
@@ -172,7 +227,8 @@ class AnthropicModel:
         failure = None
         try:
             self._client = anthropic.Anthropic(api_key=self._api_key, base_url=self.base_url,
-                                               max_retries=self.max_retries, timeout=self.timeout)
+                                               max_retries=self.max_retries, timeout=self.timeout,
+                                               **({"http_client": self.http_client} if self.http_client else {}))
         except Exception as exc:
             failure = self._explain(exc, reading_reply=False)
         if failure is not None:
@@ -247,7 +303,7 @@ class AnthropicModel:
         retry_after = _seconds(exc.response.headers.get("retry-after"))
         if status == 200:  # an `error` event after the stream began: the status says nothing, the type does
             hint = "it arrived as an error event in the middle of the reply stream; the next step tries again"
-        elif status == 404:
+        elif status == 404 and _error_code(exc.body) is None:  # a thread's 404 names its cause itself
             hint = f"no model {self.model!r} or no Messages API at {self._where()}"
             if self.base_url and self.base_url.rstrip("/").endswith("/v1"):
                 hint += " (leave /v1 off the base URL: the SDK adds /v1/messages itself)"
@@ -262,7 +318,8 @@ class AnthropicModel:
             hint = STATUS_HINTS[500] if status >= 500 else ""
         text = f"{message} ({hint})" if hint else message
         retryable = status in (408, 409, 429) or status >= 500 or (status == 200 and kind in RETRYABLE_TYPES)
-        return ModelCallError(self._hide_key(text), status, kind, retry_after, exc.request_id, retryable)
+        return ModelCallError(self._hide_key(text), status, kind, retry_after, exc.request_id, retryable,
+                              _error_code(exc.body))
 
 
 def printable_name(name: Any, limit: int = 40) -> str:
@@ -276,3 +333,11 @@ def _seconds(header: str | None) -> float | None:
         return float(header) if header is not None else None
     except ValueError:
         return None  # a date form of retry-after: the SDK honours it when it retries; here it goes unsaid
+
+
+def _error_code(body: Any) -> str | None:
+    """`error.details.error_code` of an error body, where there is one."""
+    error = body.get("error") if isinstance(body, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    code = details.get("error_code") if isinstance(details, dict) else None
+    return code if isinstance(code, str) else None

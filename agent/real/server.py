@@ -161,6 +161,8 @@ class StandInServer(ApiHttpServer):
         self.threads = ThreadStore()
         """Conversations held for clients that use message threads: in memory, bounded, lost on restart."""
         self.requests_answered = 0
+        self.on_answer: Callable[[str, Any, dict[str, Any] | ApiError], None] | None = None
+        """Told of each `messages` or `count_tokens` body this server answered and its answer (or ApiError)."""
         self._count_lock = threading.Lock()
         super().__init__((host, port), _Handler, log)
 
@@ -177,6 +179,21 @@ class StandInServer(ApiHttpServer):
 
         A thread's `continue` is answered as the whole conversation it stands for (`agent.real.threads`).
         """
+        return self._told("messages", body, lambda: self._answer(body, version))
+
+    def _told(self, endpoint: str, body: Any, answer: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """`answer()`'s result, with `on_answer` told of it (or of the ApiError raised)."""
+        try:
+            result = answer()
+        except ApiError as error:
+            if self.on_answer is not None:
+                self.on_answer(endpoint, body, error)
+            raise
+        if self.on_answer is not None:
+            self.on_answer(endpoint, body, result)
+        return result
+
+    def _answer(self, body: Any, version: str) -> dict[str, Any]:
         if not isinstance(body, dict):  # `check-request` takes a bare messages list; the API takes an object only
             raise ApiError(400, "invalid_request_error", "body: a request is a JSON object with a messages list")
         try:
@@ -241,6 +258,9 @@ class StandInServer(ApiHttpServer):
 
     def count_tokens(self, body: Any, version: str = LATEST_VERSION) -> dict[str, Any]:
         """The estimated input tokens of a checked count_tokens body (which takes no `max_tokens`), or ApiError."""
+        return self._told("count_tokens", body, lambda: self._count_tokens(body, version))
+
+    def _count_tokens(self, body: Any, version: str) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise ApiError(400, "invalid_request_error", "body: a request is a JSON object with a messages list")
         problems = self._checker(version).check_body(body, endpoint="count_tokens")
