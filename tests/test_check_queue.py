@@ -90,8 +90,8 @@ def test_a_class_pressing_check_at_once_all_complete_never_more_than_the_slots_a
     assert verdicts == [True] * learners and most[0] == 2 and queue.counts() == (0, 0)
 
 
-NICENESS = CORRECT_LOOP.replace('    messages = [{"role": "user", "content": task}]',
-                                '    import os\n    print("niceness", os.nice(0))\n    messages = [{"role": "user", "content": task}]', 1)
+FIRST_LINE = '    messages = [{"role": "user", "content": task}]'
+NICENESS = CORRECT_LOOP.replace(FIRST_LINE, '    import os\n    print("niceness", os.nice(0))\n' + FIRST_LINE, 1)
 
 
 @pytest.mark.parametrize("isolation", ["process", "auto"])
