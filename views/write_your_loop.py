@@ -13,16 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import time
+import uuid
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from agent.exercise import (
     LoopCheck,
+    QueueRefused,
     ScriptCheck,
     code_runner_enabled,
     code_runner_notice,
     exercise_script_names,
+    place_words,
     protection,
+    shared_queue,
     starter_source,
 )
 from agent.page import exercise_view
@@ -69,9 +74,24 @@ def restore_starter() -> None:
 
 
 def run_check(source: str) -> None:
-    """Check the code, drawing each script's verdict as it comes, with a Cancel while it runs."""
+    """Check the code, drawing each script's verdict as it comes, with a Cancel while it waits or runs.
+
+    The check first waits its turn in the process's queue (`agent.exercise.check_queue`): a class pressing
+    Check together shares the cores one check at a time each, and the page says each learner's place."""
     headline, cancel_at, problem_at = st.empty(), st.empty(), st.container()
+    try:
+        ticket = shared_queue().join(ss.setdefault("check_owner", uuid.uuid4().hex))
+    except QueueRefused as exc:
+        headline.warning(str(exc), icon=":material/hourglass_top:")
+        return
     cancel_at.button("Cancel", icon=":material/stop_circle:", key="cancel_check")  # a click stops this run
+    with ticket:
+        ticket.wait(lambda ahead: headline.info(place_words(ahead), icon=":material/groups:"))
+        check_now(source, headline, cancel_at, problem_at)
+
+
+def check_now(source: str, headline: DeltaGenerator, cancel_at: DeltaGenerator, problem_at: DeltaGenerator) -> None:
+    """The check itself, once it holds a slot."""
     total, started = len(exercise_script_names()), time.monotonic()
     check = LoopCheck(protection=protection().kind)
     ss.loop_check = source, check, True  # until it finishes, a check that is stopped shows as cancelled

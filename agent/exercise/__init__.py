@@ -4,10 +4,12 @@
 `runner` starts the learner's code (`child.py`, a standalone script) walled
 off as well as the machine allows; `judge` plays the FakeModel for it from out
 of its reach; `verdict` holds each run against the reference loop's and
-`mistakes` names the classic mistakes; `starter.py` is the file a learner
+`mistakes` names the classic mistakes; `check_queue` lets a class's checks
+take turns on the machine's cores; `starter.py` is the file a learner
 begins from. Other wings use what this package names here.
 """
 
+from agent.exercise.check_queue import CheckQueue, QueueRefused, Ticket, place_words, shared_queue
 from agent.exercise.checker import (
     ALLOW_CODE_ENV,
     LESSON_ORDER,
@@ -27,7 +29,7 @@ from agent.exercise.mistakes import MISTAKES
 from agent.exercise.runner import Limits, Protection, protection
 from agent.exercise.verdict import VERDICTS, BadRequest, RaisedError, ScriptCheck
 
-__all__ = ["ALLOW_CODE_ENV", "LESSON_ORDER", "MISTAKES", "VERDICTS", "BadRequest", "ExerciseError", "Limits",
-           "LoopCheck", "Protection", "RaisedError", "ScriptCheck", "check_loop", "code_runner_enabled",
-           "code_runner_notice", "exercise_script_names", "format_check", "iter_check", "protection",
-           "protection_words", "reference_run", "starter_source"]
+__all__ = ["ALLOW_CODE_ENV", "LESSON_ORDER", "MISTAKES", "VERDICTS", "BadRequest", "CheckQueue", "ExerciseError",
+           "Limits", "LoopCheck", "Protection", "QueueRefused", "RaisedError", "ScriptCheck", "Ticket", "check_loop",
+           "code_runner_enabled", "code_runner_notice", "exercise_script_names", "format_check", "iter_check",
+           "place_words", "protection", "protection_words", "reference_run", "shared_queue", "starter_source"]

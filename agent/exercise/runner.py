@@ -48,6 +48,7 @@ BWRAP = "/usr/bin/bwrap"
 MESSAGE_BYTES = 8 << 20  # the largest protocol message the judge reads; a bigger one ends the child
 PRINTED_BYTES = 200_000  # what the judge keeps of one script's printed output; the rest is read and dropped
 STDERR_BYTES = 20_000
+NICE = shutil.which("nice")
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,9 @@ class Limits:
     script would otherwise keep the person waiting `seconds` times the number of scripts)."""
     isolation: str = "auto"
     """`auto` (bubblewrap when it runs here), `bubblewrap` (required), or `process` (limits and a reaper)."""
+    nice: int = 10
+    """How much lower than the page's the learner's process's CPU priority is (`nice`): checks take what the
+    page leaves, so a class's Steps stay fast while their checks run."""
     audit_guard: bool = True
     """Whether the learner's code also runs under the child's audit hook, which refuses files outside Python's
     own, sockets, new processes and signals (off only to test the walls around it on their own)."""
@@ -156,6 +160,8 @@ class ChildProcess:
         self._info, info_w = os.pipe()
         command = ([*_bwrap_args()[:-1], "--info-fd", str(info_w), "--", _python(), *PYTHON_FLAGS, CHILD_INSIDE,
                     fd] if self.isolated else [_python(), *PYTHON_FLAGS, str(CHILD), fd, "--reaper"])
+        if limits.nice and NICE:  # nice execs the command: the same pid, so ending it works as before
+            command = [NICE, "-n", str(limits.nice), *command]
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, env={}, cwd="/", start_new_session=True,
                                         pass_fds=(theirs.fileno(), info_w))
