@@ -1,0 +1,78 @@
+"""Two branches compared: their messages side by side from where they part, the first difference marked, and
+what differs said in words."""
+
+import pytest
+
+from agent.branches import MAIN, BranchError, RunTree, compare
+from agent.fake import FakeModel
+from agent.faults import Fault
+from agent.loop import RunState, run_to_end
+from agent.scripts import load_script
+
+
+def forked(name: str, turn: int) -> tuple[RunTree, FakeModel]:
+    """The script run to its end on main, then a branch forked after `turn`, with a model that plays on."""
+    script = load_script(name)
+    state = RunState(script.task, system=script.system, tool_names=script.tools, max_turns=script.max_turns)
+    run_to_end(state, FakeModel(script))
+    tree = RunTree.start(state)
+    branch = tree.fork(turn)
+    return tree, FakeModel(script, calls=branch.script_replies_used(turn))
+
+
+def test_a_result_edited_at_the_fork_is_the_first_difference_and_said_in_words():
+    tree, model = forked("add_then_answer", 1)
+    tree.edit_tool_result(0, "35", is_error=False)
+    run_to_end(tree.branch.state, model)
+    seen = compare(tree, MAIN, "branch 1")
+    assert seen.shared == 2 and seen.first_difference == 2  # the task and the reply alike; the results differ
+    assert seen.rows[0][1]["content"][0]["content"] == "5" and seen.rows[0][2]["content"][0]["content"] == "35"
+    assert seen.differences == ["messages[2]: tool result 1 changed: 5 in main, 35 in branch 1"]
+
+
+def test_a_result_marked_is_error_is_named_as_such():
+    tree, model = forked("add_then_answer", 1)
+    tree.edit_tool_result(0, "add broke", is_error=True)
+    seen = compare(tree, "branch 1", MAIN)
+    assert seen.differences[0] == "messages[2]: tool result 1 is marked is_error in branch 1, not in main"
+
+
+def test_a_tool_input_changed_in_an_edited_reply():
+    tree, model = forked("add_then_answer", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    tree.edit_reply("tool_use", [dict(b, input={"a": 2, "b": 30}) if b["type"] == "tool_use" else b for b in reply])
+    seen = compare(tree, MAIN, "branch 1")
+    assert seen.first_difference == 1
+    assert 'messages[1]: the input of add changed: {"a": 2, "b": 3} in main, {"a": 2, "b": 30} in branch 1' \
+        in seen.differences
+
+
+def test_a_reply_that_stopped_instead_of_calling_a_tool():
+    tree, model = forked("three_tool_chain", 1)
+    tree.step(model, Fault("cut_off"))
+    seen = compare(tree, MAIN, "branch 1")
+    assert seen.first_difference == 3
+    assert seen.differences[0] == ("messages[3]: the reply in branch 1 stopped (max_tokens) where the one in main "
+                                   "called a tool")
+    assert seen.differences[-1] == "main answered “THE SUM IS 3.5 has 4 words.”; branch 1 ended stopped: max_tokens"
+    assert [index for index, *_ in seen.rows] == list(range(3, 8))
+    assert all(theirs is None for _, _, theirs in seen.rows[1:])  # the branch ended at the cut-off reply
+
+
+def test_two_branches_alike_have_no_difference_and_a_branch_is_alike_with_itself():
+    tree, model = forked("three_tool_chain", 2)
+    run_to_end(tree.branch.state, model)
+    tree.switch(MAIN)
+    tree.fork(1)
+    for left, right in ((MAIN, "branch 1"), ("branch 1", "branch 1")):
+        seen = compare(tree, left, right)
+        assert seen.rows == [] and seen.differences == [] and seen.first_difference is None
+    unfinished = compare(tree, MAIN, "branch 2")
+    assert unfinished.first_difference == 3 and unfinished.differences[-1].endswith("branch 2 is still going on "
+                                                                                     "after turn 1")
+
+
+def test_an_unknown_branch_is_refused_in_words():
+    tree, _ = forked("add_then_answer", 1)
+    with pytest.raises(BranchError, match="no branch 'branch 9'"):
+        compare(tree, MAIN, "branch 9")
