@@ -13,7 +13,7 @@ def status(page) -> str:
     return page.get_by_test_id("stProgress").inner_text()
 
 
-def test_each_key_presses_its_button_and_is_shown_on_the_page(sandbox_page):
+def test_each_key_presses_its_button_and_is_shown_on_the_page(sandbox_page):  # noqa: F811
     from playwright.sync_api import expect
 
     page = sandbox_page
@@ -46,7 +46,7 @@ def test_each_key_presses_its_button_and_is_shown_on_the_page(sandbox_page):
     no_exception_box(page)
 
 
-def test_typing_in_the_task_box_presses_no_button(sandbox_page):
+def test_typing_in_the_task_box_presses_no_button(sandbox_page):  # noqa: F811
     from playwright.sync_api import expect
 
     page = sandbox_page
