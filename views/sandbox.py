@@ -18,6 +18,7 @@ import streamlit as st
 from agent.fake import FakeModel
 from agent.loop import MAX_TOKENS, Model, RunState, reopen, run_to_end, step
 from agent.page import view
+from agent.page.keys import KEY_OF, KEYS_CAPTION, KEYS_JS
 from agent.page.safe_text import as_text, scrub
 from agent.real import DEFAULT_MODEL
 from agent.scripts import Script, ScriptError, parse_script_text
@@ -261,9 +262,12 @@ def sandbox_main() -> None:
     if settings_changed() and not ss.run.records:
         start_run()  # nothing has happened yet, so the new settings simply apply
     with st.container(horizontal=True, vertical_alignment="center", key="step_row"):
-        stepped = st.button("Step", type="primary", icon=":material/skip_next:")
-        ran = st.button("Run to end", icon=":material/fast_forward:")
-        st.button("Reset", icon=":material/restart_alt:", on_click=start_run)
+        stepped = st.button("Step", type="primary", icon=":material/skip_next:", key="step",
+                            help=f"One turn of the loop (key {KEY_OF['step']})")
+        ran = st.button("Run to end", icon=":material/fast_forward:", key="run_to_end",
+                        help=f"Step until the loop returns (key {KEY_OF['run_to_end']})")
+        st.button("Reset", icon=":material/restart_alt:", on_click=start_run, key="reset",
+                  help=f"A new run from the settings as they are (key {KEY_OF['reset']})")
     live = st.empty() if ss.run_model == "Real" else None  # a real model's reply streams here while it is written
     if stepped or ran:
         take_step(live, to_the_end=ran)
@@ -331,7 +335,8 @@ def look_back(run: RunState) -> int:
     if run.turn == 0:
         return 0
     ss.look_back = min(ss.get("look_back", run.turn), run.turn)
-    turn = st.slider("Look back: the state after turn", 0, run.turn, key="look_back")
+    turn = st.slider("Look back: the state after turn", 0, run.turn, key="look_back",
+                     help="Keys: ← → one turn back or forward, Home and End the first and the last turn.")
     if turn < run.turn:
         st.caption(f"Looking back at turn {turn} of {run.turn}. Step and Run to end carry on from turn "
                    f"{run.turn}.")
@@ -347,9 +352,11 @@ def sandbox_view() -> None:
     st.caption("An agent loop, one turn at a time: each request, each reply, each tool call, and the messages "
                "array growing.")
     task_box()
+    st.caption(KEYS_CAPTION)
     # A picker, not st.tabs: only the view picked is sent to the browser, and picking one reruns the page.
     st.segmented_control("View", VIEWS, key="tab", label_visibility="collapsed", required=True)
     sandbox_main()
+    st.html(KEYS_JS, unsafe_allow_javascript=True)
 
 
 start_session()

@@ -1,0 +1,57 @@
+"""The sandbox's keyboard: Step, Run to end, Reset and the look-back moves, each on a key.
+
+Streamlit-free: `views/sandbox.py` draws `KEYS_JS` once (st.html with its script, run in the page itself:
+nothing to install, nothing fetched) and `KEYS_CAPTION` under the step row. A key presses the button it
+names, found by the button's Streamlit key (`.st-key-<key>`), so a key does exactly what the click does.
+Keys are left alone while a text box, a select, a slider or anything editable has the focus, or with
+Ctrl, Alt or Meta held: typing a task never steps the loop.
+"""
+
+from __future__ import annotations
+
+import json
+
+KEYS: list[tuple[str, str, str]] = [
+    # (what the page shows, the key's `KeyboardEvent.key` values joined by "|", the widget's Streamlit key)
+    ("S", "s|S", "step"),
+    ("E", "e|E", "run_to_end"),
+    ("R", "r|R", "reset"),
+    ("←", "ArrowLeft", "look_back"),
+    ("→", "ArrowRight", "look_back"),
+    ("Home", "Home", "look_back"),
+    ("End", "End", "look_back"),
+]
+KEY_OF = {widget: shown for shown, _, widget in KEYS if widget != "look_back"}  # shown in a button's tooltip
+
+KEYS_CAPTION = ("Keys: **S** Step · **E** Run to end · **R** Reset · **←** **→** one turn back or forward · "
+                "**Home** **End** the first or the last turn (while no text box has the focus)")
+
+KEYS_JS = """
+<script>
+(() => {
+  if (window.__loopSandboxKeys) return;
+  window.__loopSandboxKeys = true;
+  const widgets = {};
+  for (const [, names, widget] of __KEYS__) for (const name of names.split("|")) widgets[name] = widget;
+  const typing = (element) => element && (element.isContentEditable
+    || ["INPUT", "TEXTAREA", "SELECT"].includes(element.tagName)
+    || ["slider", "combobox", "listbox", "textbox", "option"].includes(element.getAttribute("role")));
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.altKey || event.metaKey || event.repeat || typing(document.activeElement)) return;
+    const widget = widgets[event.key] && document.querySelector(`.st-key-${widgets[event.key]}`);
+    const slider = widget && widget.querySelector('input[type="range"]');
+    const button = widget && widget.querySelector('button[data-testid^="stBaseButton"]');
+    if (slider) {
+      // The look-back keys move the slider as its own keys do: the same key, given to its thumb.
+      event.preventDefault();
+      for (const type of ["keydown", "keyup"]) {
+        slider.dispatchEvent(new KeyboardEvent(type, {key: event.key, code: event.code, bubbles: true}));
+      }
+    } else if (button && !button.disabled) {
+      event.preventDefault();
+      button.click();
+    }
+  });
+})();
+</script>
+""".replace("__KEYS__", json.dumps(KEYS))

@@ -1,0 +1,60 @@
+"""The sandbox's keys in Debian's Chromium: each key does what its button does, and none while typing."""
+
+from browser_support import wait_for_idle
+from test_browser import chromium, no_exception_box, sandbox, sandbox_page, shot  # noqa: F401  pytest fixtures
+
+
+def press(page, key: str) -> None:
+    page.keyboard.press(key)
+    wait_for_idle(page)
+
+
+def status(page) -> str:
+    return page.get_by_test_id("stProgress").inner_text()
+
+
+def test_each_key_presses_its_button_and_is_shown_on_the_page(sandbox_page):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    expect(page.get_by_text("Keys: S Step · E Run to end · R Reset")).to_be_visible()
+    page.get_by_role("heading", name="Loop Sandbox").click()  # the focus on the page, in no text box
+    press(page, "s")
+    expect(page.get_by_text("turn 1 of 40")).to_be_visible()
+    press(page, "s")
+    expect(page.get_by_text("turn 2 of 40")).to_be_visible()
+    expect(page.get_by_text("result: 2 + 3 is 5.")).to_be_visible()
+    press(page, "ArrowLeft")
+    expect(page.get_by_text("Looking back at turn 1 of 2")).to_be_visible()
+    press(page, "Home")
+    expect(page.get_by_text("Looking back at turn 0 of 2")).to_be_visible()
+    press(page, "ArrowRight")
+    expect(page.get_by_text("Looking back at turn 1 of 2")).to_be_visible()
+    press(page, "ArrowLeft")
+    press(page, "ArrowLeft")
+    expect(page.get_by_text("Looking back at turn 0 of 2")).to_be_visible()
+    press(page, "ArrowLeft")  # no turn before the first: it stays
+    expect(page.get_by_text("Looking back at turn 0 of 2")).to_be_visible()
+    press(page, "End")
+    expect(page.get_by_text("Looking back at turn")).to_have_count(0)
+    press(page, "r")
+    expect(page.get_by_text("turn 0 of 40")).to_be_visible()
+    press(page, "e")
+    expect(page.get_by_text("turn 2 of 40")).to_be_visible()
+    expect(page.get_by_text("result: 2 + 3 is 5.")).to_be_visible()
+    shot(page, "11-keys.png")
+    no_exception_box(page)
+
+
+def test_typing_in_the_task_box_presses_no_button(sandbox_page):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    task = page.get_by_label("Task")
+    task.click()
+    page.keyboard.type(" seriously")
+    page.keyboard.press("End")
+    wait_for_idle(page)
+    expect(task).to_have_value("What is 2 + 3? seriously")
+    expect(page.get_by_text("turn 0 of 40")).to_be_visible()
+    no_exception_box(page)
