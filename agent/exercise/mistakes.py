@@ -107,6 +107,28 @@ MISTAKES: dict[str, str] = {
     "tool_lines": (
         "The lines printed for the tool calls differ. Print one line per call, "
         "turn <k>: <name> <json.dumps(input, sort_keys=True)> -> <the result's content>, turns counting from 1."),
+    "did_not_go_round": (
+        "The loop returned right after a tool_use reply, without sending the results back. tool_use means the "
+        "model is waiting for them: append the results as one user message and go round, asking the model "
+        "again; only end_turn (or another stop reason, or the turn limit) ends the loop."),
+    "conversation_not_kept": (
+        "The conversation did not grow: a later request carried no more than the one before it, so the model "
+        "never saw its own calls and their results. Keep ONE messages list, made before the loop, append each "
+        "reply and each round of results to it, and send all of it every time."),
+    "tool_input_changed": (
+        "A tool call's input was changed before the reply went back: it is no longer the object the model "
+        'wrote. Keep json.dumps(block["input"], sort_keys=True) in a variable of its own for the printed line, '
+        "and leave the blocks of reply[\"content\"] as they came."),
+    "result_wrapped": (
+        "A tool_result was wrapped in another tool_result. run_tool(block) already returns the whole "
+        "tool_result block, with its tool_use_id: put it in the list of results as it is."),
+    "results_as_text": (
+        "The tool results were sent as ordinary text. The model only takes them as tool_result blocks, each "
+        "with the tool_use_id of the call it answers: append ONE user message whose content is the list of "
+        "blocks run_tool returned."),
+    "reply_is_a_dict": (
+        'Here the reply and its blocks are plain dicts, as the docstring says: reply["content"], '
+        'block["type"], block["input"]. Attributes such as reply.content are the SDK\'s objects, not these.'),
 }
 
 _INDEX = re.compile(r"^messages\.(\d+)")
@@ -159,12 +181,16 @@ def offending_index(reason: str, messages: Any) -> int | None:
     return None
 
 
+def _is_text(content: Any, text: str) -> bool:
+    """Whether a message's content is this text, as a string or as one text block."""
+    return content == text or content == [{"type": "text", "text": text}]
+
+
 def starts_with_task(messages: Any, task: str) -> bool:
     """Whether a request's first message is the task, as the user's (a string or one text block)."""
     if not isinstance(messages, list) or not messages or _role(messages[0]) != "user":
         return False
-    content = messages[0].get("content")
-    return content == task or content == [{"type": "text", "text": task}]
+    return _is_text(messages[0].get("content"), task)
 
 
 def _openai_shape(messages: list[Any]) -> tuple[str, int] | None:
@@ -179,18 +205,37 @@ def _openai_shape(messages: list[Any]) -> tuple[str, int] | None:
     return None
 
 
+def _earlier_task(messages: list[Any], earlier_tasks: list[str], task: str) -> int | None:
+    """The index of a user message holding the task of a script run before this one (and not this one's)."""
+    for i, message in enumerate(messages):
+        if _role(message) == "user" and isinstance(message, dict) and any(
+                old != task and _is_text(message.get("content"), old) for old in earlier_tasks):
+            return i
+    return None
+
+
 def history_mistake(seen: Observation, task: str) -> tuple[str, int | None, int] | None:
-    """A mistake the whole run shows, whatever the first refusal said: (name, message index, request number)."""
+    """A mistake the whole run shows, whatever the first refusal said: (name, message index, request number).
+    Each is named only on its own evidence in the requests: an OpenAI-format message; an earlier script's task
+    in the first request (state kept between calls); the task gone from a later request that once began with
+    it; a later request no longer than the one before it (the conversation not kept)."""
+    previous: Any = None
     for number, messages in enumerate(seen.requests, 1):
         if not isinstance(messages, list) or not messages:
             continue
-        if number == 1 and seen.earlier_scripts and len(messages) > 1:
-            return "kept_state", 0, number
         openai = _openai_shape(messages)
         if openai:
             return openai[0], openai[1], number
+        if number == 1:
+            old = _earlier_task(messages, seen.earlier_tasks, task)
+            if old is not None:
+                return "kept_state", old, number
         if not starts_with_task(messages, task):
-            return ("kept_state" if number == 1 and seen.earlier_scripts else "dropped_task"), 0, number
+            return ("dropped_task", 0, number) if starts_with_task(seen.requests[0], task) else None
+        went_round = number >= 2 and seen.stop_reasons[number - 2:number - 1] == ["tool_use"]
+        if went_round and isinstance(previous, list) and len(messages) <= len(previous):
+            return "conversation_not_kept", len(messages) - 1, number
+        previous = messages
     return None
 
 
@@ -215,7 +260,7 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
     if "unexpected `tool_use_id`" in reason:
         return "wrong_tool_use_id", index
     if "without `tool_result` blocks immediately after" in reason:
-        return "call_not_answered", index
+        return _unanswered(messages, index)
     if "Did not find" in reason and "`tool_result` block(s) at the beginning" in reason:
         return "results_not_first", index
     if "final message must use" in reason:
@@ -227,7 +272,58 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
     if "Input should be a valid" in reason and index is not None \
             and isinstance(messages[index], dict) and isinstance(messages[index].get("content"), dict):
         return "whole_reply_appended", index
-    return None, index
+    return _changed_block(reason, messages), index
+
+
+def _unanswered(messages: list[Any], index: int | None) -> tuple[str | None, int | None]:
+    """Calls left without results: some results sent but not all (a call not answered), or none, the
+    outputs sent as text instead (results as text)."""
+    after = messages[index + 1] if index is not None and index + 1 < len(messages) else None
+    if _role(after) != "user":
+        return None, index
+    blocks = _blocks(after)
+    if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+        return "call_not_answered", index
+    content = after.get("content")
+    texts = isinstance(content, str) or bool(blocks) and all(isinstance(b, dict) and b.get("type") == "text"
+                                                                for b in blocks)
+    return ("results_as_text", index + 1) if texts else (None, index)
+
+
+_BLOCK_FIELD = re.compile(r"^messages\.(\d+)\.content\.(\d+)\.(tool_use\.input|tool_result\.content):")
+
+
+def _changed_block(reason: str, messages: list[Any]) -> str | None:
+    """A block refused for one field's type: a tool call's input made a string in place (tool input changed),
+    or a whole tool_result put inside another's content (result wrapped)."""
+    match = _BLOCK_FIELD.match(reason)
+    if not match:
+        return None
+    index, position, where = int(match.group(1)), int(match.group(2)), match.group(3)
+    blocks = _blocks(messages[index]) if index < len(messages) else []
+    block = blocks[position] if position < len(blocks) else None
+    if not isinstance(block, dict):
+        return None
+    if where == "tool_use.input" and isinstance(block.get("input"), str):
+        return "tool_input_changed"
+    inner = block.get("content")
+    if where == "tool_result.content" and isinstance(inner, dict) and inner.get("type") == "tool_result":
+        return "result_wrapped"
+    return None
+
+
+_SDK_ATTRIBUTE = re.compile(r"^'dict' object has no attribute '(content|stop_reason|type|text|input|id|name|"
+                            r"thinking|usage|role)'$")
+
+
+def exception_mistake(error: dict[str, Any], seen: Observation) -> str | None:
+    """The mistake behind what run_agent raised: the SDK's attributes read from a plain dict, or the answer
+    built from every block of the end_turn reply (thinking has no "text")."""
+    if error["type"] == "AttributeError" and _SDK_ATTRIBUTE.match(error["message"]):
+        return "reply_is_a_dict"
+    if error["type"] == "KeyError" and error["message"] == "'text'" and seen.stop_reasons[-1:] == ["end_turn"]:
+        return "answer_text"
+    return None
 
 
 def reads_max_turns(source: str) -> bool | None:
@@ -255,22 +351,60 @@ def decision_line(source: str, ran: list[int]) -> int | None:
     return next((line for line in ran if line in tests), ran[-1] if ran else None)
 
 
-_CONSOLE = ("turn ", "result: ", "messages sent each turn: ")
+def own_turn_limit(source: str) -> bool:
+    """Whether the file bounds its loop by a number of its own rather than max_turns: run_agent never reads
+    max_turns, and a `range(...)` or a comparison uses a whole number above 1, written out or held in a
+    module-level name."""
+    if reads_max_turns(source) is not False:
+        return False
+    tree = ast.parse(source)
+    constants = {target.id for node in tree.body if isinstance(node, ast.Assign)
+                 and isinstance(node.value, ast.Constant) and _above_one(node.value.value)
+                 for target in node.targets if isinstance(target, ast.Name)}
+
+    def bound(node: ast.AST) -> bool:
+        return isinstance(node, ast.Constant) and _above_one(node.value) or (
+            isinstance(node, ast.Name) and node.id in constants)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(bound(side) for side in [node.left, *node.comparators]):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" \
+                and any(bound(arg) for arg in node.args):
+            return True
+    return False
+
+
+def _above_one(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 1
+
+
+def _subsequence(short: list[str], long: list[str]) -> bool:
+    """Whether every line of `short` appears in `long`, in order (other lines in between)."""
+    lines = iter(long)
+    return all(any(line == other for other in lines) for line in short)
 
 
 def output_mistake(state: RunState, seen: Observation, expected: list[str], actual: list[str],
                    line: int) -> str | None:
-    """The mistake behind output that differs from the reference (no refused request, nothing raised)."""
+    """The mistake behind output that differs from the reference (no refused request, nothing raised).
+    Each is named only when the run shows it: the loop returned where the reference did, with other words;
+    or it went on to the same end but printed other lines; or it stopped where the reference went on."""
     returned = seen.returned
     if returned is None:
         return None
     if returned["type"] != "str":
         return "not_a_string"
-    if len(actual) > len(expected) and [x for x in actual if x.startswith(_CONSOLE)] == expected:
+    if len(actual) > len(expected) and _subsequence(expected, actual):
         return "extra_print"
-    final = state.records[-1]
-    if final.branch == "limit" and len(seen.requests) < state.max_turns:
-        return "stopped_early"
+    final, sent = state.records[-1], len(seen.requests)
+    last = seen.stop_reasons[-1] if seen.stop_reasons else None
+    if last == "tool_use" and sent < len(state.records):  # it stopped while the model waited for results
+        if sent == 1:
+            return "did_not_go_round"
+        return "stopped_early" if final.branch == "limit" else None
+    if sent != len(state.records) or last != (final.reply or {}).get("stop_reason"):
+        return None  # it ended somewhere else than the reference: no mistake of the ending fits
     text = returned["text"]
     if text != state.result:
         if final.branch == "limit":
@@ -278,14 +412,24 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
         if final.branch == "stopped":
             return "wrong_stop_message"
         if final.branch == "answer":
-            thoughts = [b["thinking"] for b in final.reply["content"] if b.get("type") == "thinking" and b["thinking"]]
-            return "thinking_in_answer" if any(thought in text for thought in thoughts) else "answer_text"
+            return "thinking_in_answer" if _answer_with_thinking(text, state.result, final.reply) else "answer_text"
         return None
     result_line = next((i for i, x in enumerate(expected) if x.startswith("result: ")), len(expected))
-    if line < result_line:
+    if line < result_line and not seen.printed_cut:  # past the judge's limit the loop's own lines are missing
         later = line < len(actual) and _later_turn(expected[line], actual[line])
         return "kept_state" if seen.earlier_scripts and later else "tool_lines"
     return None
+
+
+def _answer_with_thinking(text: str, answer: str, reply: dict[str, Any]) -> bool:
+    """Whether the returned text is the answer with the reply's (non-empty) thinking put in, and nothing else
+    but whitespace."""
+    thoughts = [b["thinking"] for b in reply["content"] if b.get("type") == "thinking" and b["thinking"]]
+    if not any(thought in text for thought in thoughts):
+        return False
+    for thought in thoughts:
+        text = text.replace(thought, "")
+    return "".join(text.split()) == "".join(answer.split())
 
 
 def _later_turn(expected: str, actual: str) -> bool:
