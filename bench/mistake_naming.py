@@ -39,8 +39,9 @@ def main() -> int:
             print(f"{loop.name}: not checked: {result.check.problem}")
             continue
         names = sorted({str(name) for name in result.names.values()})
-        mark = "WRONG" if result.wrong or (loop.label is None and result.names) else (
-            "ok" if loop.label is None or result.found else "unnamed")
+        failed = bool(result.names)
+        mark = ("WRONG" if result.wrong or (loop.label is None and failed) else
+                "ok" if loop.label is None or result.found or not loop.expects_name and failed else "unnamed")
         if args.quiet and mark in ("ok", "unnamed"):
             continue
         print(f"{mark:8} {loop.name:36} label={loop.label or 'none':24} failing={len(result.names):2} "
@@ -50,11 +51,14 @@ def main() -> int:
     seconds = time.perf_counter() - started
     total = score(results)
     correct = [r for r in results if r.loop.label is None]
+    unnamed = [r for r in results if r.loop.label is not None and not r.loop.expects_name]
     print()
-    print(f"{len(results)} loops ({len(results) - len(correct)} with a bug, {len(correct)} correct), "
-          f"checked in {seconds:.1f} s")
+    print(f"{len(results)} loops ({total.buggy} with a named mistake, {len(unnamed)} with a bug no mistake "
+          f"describes, {len(correct)} correct), checked in {seconds:.1f} s")
     print(f"precision: {total.precision:.3f} ({total.right} named right of {total.named} named, over failing scripts)")
-    print(f"recall:    {total.recall:.3f} ({total.found} of {total.buggy} loops with a bug had it named)")
+    print(f"recall:    {total.recall:.3f} ({total.found} of {total.buggy} loops with a named mistake had it named)")
+    quiet = sum(1 for r in unnamed if r.names and not r.wrong)
+    print(f"bugs no mistake describes that failed with no name: {quiet} of {len(unnamed)}")
     failed_correct = [r.loop.name for r in correct if not r.check.passed]
     print(f"correct loops that passed every script: {len(correct) - len(failed_correct)} of {len(correct)}"
           + (f" (failed: {', '.join(failed_correct)})" if failed_correct else ""))
@@ -66,7 +70,7 @@ def main() -> int:
         shown_recall = f"{found}/{loops}" if loops else "-"
         print(f"{mistake:24} {shown_precision:>14} {shown_recall:>10}")
     wrong = [r for r in results if r.wrong]
-    return 1 if wrong or failed_correct else 0
+    return 1 if wrong or failed_correct or quiet < len(unnamed) else 0
 
 
 if __name__ == "__main__":

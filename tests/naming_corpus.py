@@ -2,7 +2,8 @@
 
 Each file is one learner's loop with one realistic bug, or none, and says on its
 first line which mistake the check must name for it (`# mistake: KEY`, a key of
-MISTAKES, or `# mistake: none` for a correct loop). A loop is checked against
+MISTAKES), or `# mistake: unnamed` for a bug none of them describes (it must
+fail and name nothing), or `# mistake: none` for a correct loop (it must pass). A loop is checked against
 every exercise script, as `check-loop` would; each failing script either names
 a mistake or names none. A name that is not the label is a wrong name: it would
 send the learner to fix code that is right. Both the test over the corpus and
@@ -20,6 +21,7 @@ from agent.exercise import Limits, LoopCheck, check_loop
 
 CORPUS = Path(__file__).resolve().parent / "beginner_loops"
 LIMITS = Limits(seconds=10.0)  # generous: the machine is shared, and no loop here hangs
+UNNAMED = "unnamed"
 _LABEL = re.compile(r"^# mistake: (\w+)\n")
 
 
@@ -30,8 +32,12 @@ class Loop:
     name: str
     """Its file's name, without .py."""
     label: str | None
-    """The mistake it must be named, or None for a correct loop."""
+    """The mistake it must be named, `unnamed` for a bug it must fail with no name, or None for a correct loop."""
     source: str
+
+    @property
+    def expects_name(self) -> bool:
+        return self.label not in (None, UNNAMED)
 
 
 @dataclass
@@ -61,7 +67,7 @@ def corpus() -> list[Loop]:
         text = path.read_text(encoding="utf-8")
         match = _LABEL.match(text)
         if not match:
-            raise ValueError(f"{path.name}: the first line must be '# mistake: KEY' or '# mistake: none'")
+            raise ValueError(f"{path.name}: the first line must be '# mistake: KEY', 'unnamed' or 'none'")
         label = None if match.group(1) == "none" else match.group(1)
         loops.append(Loop(path.stem, label, text))
     return loops
@@ -84,7 +90,7 @@ class Score:
     right: int = 0
     """Of those, the ones where it was the loop's label."""
     buggy: int = 0
-    """Loops with a label."""
+    """Loops labelled with a mistake to name."""
     found: int = 0
     """Of those, the ones whose label was named on at least one script."""
     per_mistake: dict[str, Counter] = field(default_factory=dict)
@@ -104,7 +110,7 @@ def score(results: list[Named]) -> Score:
     total = Score()
     for result in results:
         label = result.loop.label
-        if label:
+        if result.loop.expects_name:
             total.buggy += 1
             total.found += result.found
             total.per_mistake.setdefault(label, Counter()).update(loops=1, found=int(result.found))

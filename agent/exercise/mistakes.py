@@ -75,8 +75,8 @@ MISTAKES: dict[str, str] = {
         "Create the messages list (and any counter) inside run_agent, so that every call starts afresh with "
         "[{\"role\": \"user\", \"content\": task}]."),
     "own_turn_limit": (
-        "The loop used a turn limit of its own instead of the max_turns it was given (this script's limit is not "
-        "the usual 40). Count turns up to max_turns, the argument."),
+        "The loop used a turn limit of its own instead of the max_turns it was given. Count turns up to "
+        "max_turns, the argument: each run may give another (short_leash gives 3)."),
     "results_as_assistant": (
         "The tool results were sent with role assistant. They answer the model, so they go in a user message: "
         '{"role": "user", "content": [the tool_result blocks]}.'),
@@ -252,7 +252,7 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
         return "reply_as_text", index if index in texts else index - 1
     if "roles must alternate" in reason and index is not None:
         if _role(messages[index]) == "user":
-            return ("one_message_per_result" if _only_results(messages[index - 1]) else "reply_not_appended"), index
+            return _user_twice(messages, index), index
         if messages[index] == messages[index - 1]:
             return "reply_appended_twice", index
         if _only_results(messages[index]):
@@ -264,7 +264,8 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
     if "Did not find" in reason and "`tool_result` block(s) at the beginning" in reason:
         return "results_not_first", index
     if "final message must use" in reason:
-        if index is not None and _only_results(messages[index]):
+        if index is not None and any(isinstance(b, dict) and b.get("type") == "tool_result"
+                                     for b in _blocks(messages[index])):
             return "results_as_assistant", index
         return "results_not_appended", index
     if "cannot be modified" in reason or "Invalid `signature`" in reason or "signature: Field required" in reason:
@@ -273,6 +274,16 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
             and isinstance(messages[index], dict) and isinstance(messages[index].get("content"), dict):
         return "whole_reply_appended", index
     return _changed_block(reason, messages), index
+
+
+def _user_twice(messages: list[Any], index: int) -> str | None:
+    """Two user messages in a row: each holding only results (one message per result), or results after a
+    message that is not the reply to them, with that reply nowhere later (the reply not appended)."""
+    if _only_results(messages[index - 1]) and _only_results(messages[index]):
+        return "one_message_per_result"
+    if _only_results(messages[index]) and not any(_role(m) == "assistant" for m in messages[index + 1:]):
+        return "reply_not_appended"
+    return None
 
 
 def _unanswered(messages: list[Any], index: int | None) -> tuple[str | None, int | None]:
@@ -416,7 +427,8 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
         return None
     result_line = next((i for i, x in enumerate(expected) if x.startswith("result: ")), len(expected))
     if line < result_line and not seen.printed_cut:  # past the judge's limit the loop's own lines are missing
-        later = line < len(actual) and _later_turn(expected[line], actual[line])
+        # A counter kept from an earlier run shows on this run's first line already.
+        later = line == 0 < len(actual) and _later_turn(expected[0], actual[0])
         return "kept_state" if seen.earlier_scripts and later else "tool_lines"
     return None
 

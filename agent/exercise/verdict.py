@@ -25,7 +25,7 @@ from agent.exercise.mistakes import (
     own_turn_limit,
 )
 from agent.exercise.runner import PRINTED_BYTES, Limits
-from agent.loop import MAX_TURNS, RunState, console_lines
+from agent.loop import RunState, console_lines
 from agent.scripts import Script
 
 VERDICTS = ("pass", "output", "bad_request", "too_many_requests", "exception", "time_limit", "memory_limit", "crash",
@@ -205,8 +205,9 @@ def _outranking_evidence(check: ScriptCheck, script: Script, seen: Observation, 
         if check.bad_request and (check.bad_request.request == history[2] or history[0] == "kept_state"):
             check.bad_request.offending_index = history[1]
     elif len(seen.requests) > script.max_turns:
-        check.mistake = "own_turn_limit" if script.max_turns != MAX_TURNS and own_turn_limit(source) \
-            else "no_turn_limit"
+        check.mistake = "no_turn_limit"
+    if check.mistake in ("no_turn_limit", "stopped_early") and own_turn_limit(source):
+        check.mistake = "own_turn_limit"  # the limit it kept was its own number, not max_turns
     reason = _unsafe_call(seen)
     if reason is not None:
         check.mistake = "ran_stopped_call"
