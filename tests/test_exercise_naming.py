@@ -178,3 +178,15 @@ def test_a_wrong_tool_line_with_the_right_turn_on_a_later_script_is_a_tool_line_
     assert [(r.verdict, r.mistake) for r in (first, second)] == [("output", "tool_lines")] * 2
     _, counted = named("kept_state_turn_counter", "add_then_answer", "two_file_search")
     assert counted.actual[0].startswith("turn 3: ") and counted.mistake == "kept_state"
+
+
+def test_a_loop_that_asks_twice_a_turn_is_not_told_its_conversation_or_its_lines_are_wrong():
+    # The first reply of each turn is thrown away: no call of it runs, so nothing of it was meant to be kept,
+    # and the lines differ because other calls ran, not because they were printed wrongly.
+    source = BY_NAME["correct_match"].source.replace("        reply = model.create(messages)\n",
+                                                     "        model.create(messages)\n"
+                                                     "        reply = model.create(messages)\n", 1)
+    results = check_loop(source, ["add_then_answer", "three_tool_chain"], FAST).scripts
+    assert [r.verdict for r in results] == ["output", "output"]
+    assert results[0].actual[:1] == ["result: 2 + 3 is 5."]  # the answer came without the tool line
+    assert [r.mistake for r in results] == [None, None]

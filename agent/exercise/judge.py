@@ -45,6 +45,8 @@ class Observation:
     """The stop reason of each reply given, in order."""
     tool_calls: list[Any] = field(default_factory=list)
     """For each run_tool call, the stop reason of the reply before it (None before any reply)."""
+    tool_call_replies: list[int] = field(default_factory=list)
+    """For each run_tool call, how many replies the loop had been given by then."""
     rejected: dict[str, Any] | None = None
     """The first refused request: its number, the API's reason and its messages."""
     exhausted: int | None = None
@@ -149,6 +151,7 @@ class _Script:
     def answer_tool(self, message: dict[str, Any]) -> bytes:
         seen, block = self.seen, message["block"]
         seen.tool_calls.append(seen.stop_reasons[-1] if seen.stop_reasons else None)
+        seen.tool_call_replies.append(len(seen.stop_reasons))
         if isinstance(block, dict):
             result = run_tool(block, self.script.tools)
         else:

@@ -232,7 +232,8 @@ def history_mistake(seen: Observation, task: str) -> tuple[str, int | None, int]
                 return "kept_state", old, number
         if not starts_with_task(messages, task):
             return ("dropped_task", 0, number) if starts_with_task(seen.requests[0], task) else None
-        went_round = number >= 2 and seen.stop_reasons[number - 2:number - 1] == ["tool_use"]
+        # It ran the calls of the reply before (so it meant to go round), yet sent no more than last time.
+        went_round = seen.stop_reasons[number - 2:number - 1] == ["tool_use"] and number - 1 in seen.tool_call_replies
         if went_round and isinstance(previous, list) and len(messages) <= len(previous):
             return "conversation_not_kept", len(messages) - 1, number
         previous = messages
@@ -270,8 +271,8 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
         return "results_not_appended", index
     if "cannot be modified" in reason or "Invalid `signature`" in reason or "signature: Field required" in reason:
         return "content_changed", index
-    if "Input should be a valid" in reason and index is not None \
-            and isinstance(messages[index], dict) and isinstance(messages[index].get("content"), dict):
+    content = messages[index].get("content") if index is not None and isinstance(messages[index], dict) else None
+    if "Input should be a valid" in reason and isinstance(content, dict) and "stop_reason" in content:
         return "whole_reply_appended", index
     return _changed_block(reason, messages), index
 
@@ -293,32 +294,38 @@ def _unanswered(messages: list[Any], index: int | None) -> tuple[str | None, int
     if _role(after) != "user":
         return None, index
     blocks = _blocks(after)
-    if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
-        return "call_not_answered", index
+    results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+    calls = [b for b in _blocks(messages[index]) if isinstance(b, dict) and b.get("type") == "tool_use"]
+    if results:  # as many results as calls, but for the wrong ones: no single mistake says which
+        return ("call_not_answered", index) if len(results) < len(calls) else (None, index)
     content = after.get("content")
     texts = isinstance(content, str) or bool(blocks) and all(isinstance(b, dict) and b.get("type") == "text"
                                                                 for b in blocks)
     return ("results_as_text", index + 1) if texts else (None, index)
 
 
-_BLOCK_FIELD = re.compile(r"^messages\.(\d+)\.content\.(\d+)\.(tool_use\.input|tool_result\.content):")
+_BLOCK_FIELD = re.compile(r"^messages\.(\d+)\.content\.(\d+)(\.tool_use\.input|\.tool_result\.content|): ")
 
 
 def _changed_block(reason: str, messages: list[Any]) -> str | None:
-    """A block refused for one field's type: a tool call's input made a string in place (tool input changed),
-    or a whole tool_result put inside another's content (result wrapped)."""
+    """A block refused for its type or one field's: a tool call's input made a string in place (tool input
+    changed), a whole tool_result put inside another's content (result wrapped), or a tool's output put in the
+    results as a bare string (results as text)."""
     match = _BLOCK_FIELD.match(reason)
     if not match:
         return None
     index, position, where = int(match.group(1)), int(match.group(2)), match.group(3)
     blocks = _blocks(messages[index]) if index < len(messages) else []
     block = blocks[position] if position < len(blocks) else None
+    if where == "" and isinstance(block, str) and _role(messages[index]) == "user" and index > 0 \
+            and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in _blocks(messages[index - 1])):
+        return "results_as_text"  # a bare string where a block goes, after a tool call: an output as it came
     if not isinstance(block, dict):
         return None
-    if where == "tool_use.input" and isinstance(block.get("input"), str):
+    if where == ".tool_use.input" and isinstance(block.get("input"), str):
         return "tool_input_changed"
     inner = block.get("content")
-    if where == "tool_result.content" and isinstance(inner, dict) and inner.get("type") == "tool_result":
+    if where == ".tool_result.content" and isinstance(inner, dict) and inner.get("type") == "tool_result":
         return "result_wrapped"
     return None
 
@@ -426,11 +433,18 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
             return "thinking_in_answer" if _answer_with_thinking(text, state.result, final.reply) else "answer_text"
         return None
     result_line = next((i for i, x in enumerate(expected) if x.startswith("result: ")), len(expected))
-    if line < result_line and not seen.printed_cut:  # past the judge's limit the loop's own lines are missing
+    ran_the_same = len(seen.tool_calls) == _results_sent(state.messages)  # else the calls differ, not the lines
+    if line < result_line and ran_the_same and not seen.printed_cut:  # past the cut the loop's lines are missing
         # A counter kept from an earlier run shows on this run's first line already.
         later = line == 0 < len(actual) and _later_turn(expected[0], actual[0])
         return "kept_state" if seen.earlier_scripts and later else "tool_lines"
     return None
+
+
+def _results_sent(messages: list[dict[str, Any]]) -> int:
+    """How many tool results a conversation carries: how many calls its loop ran."""
+    return sum(1 for message in messages if message["role"] == "user" for block in _blocks(message)
+               if isinstance(block, dict) and block.get("type") == "tool_result")
 
 
 def _answer_with_thinking(text: str, answer: str, reply: dict[str, Any]) -> bool:
