@@ -411,16 +411,16 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
     returned = seen.returned
     if returned is None:
         return None
-    if returned["type"] != "str":
-        return "not_a_string"
-    if len(actual) > len(expected) and _subsequence(expected, actual):
-        return "extra_print"
     final, sent = state.records[-1], len(seen.requests)
     last = seen.stop_reasons[-1] if seen.stop_reasons else None
     if last == "tool_use" and sent < len(state.records):  # it stopped while the model waited for results
         if sent == 1:
-            return "did_not_go_round"
+            return "did_not_go_round"  # whatever it returned: the tool's output, a dict, "stopped: tool_use"
         return "stopped_early" if final.branch == "limit" else None
+    if returned["type"] != "str":
+        return "not_a_string"
+    if len(actual) > len(expected) and _subsequence(expected, actual):
+        return "extra_print"
     if sent != len(state.records) or last != (final.reply or {}).get("stop_reason"):
         return None  # it ended somewhere else than the reference: no mistake of the ending fits
     text = returned["text"]
@@ -434,6 +434,8 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
         return None
     result_line = next((i for i, x in enumerate(expected) if x.startswith("result: ")), len(expected))
     ran_the_same = len(seen.tool_calls) == _results_sent(state.messages)  # else the calls differ, not the lines
+    # `<`, not `<=`: at the result line itself, with the right answer, the loop printed a line more than the
+    # reference, which extra_print names above unless its requests differ as well (a second bug).
     if line < result_line and ran_the_same and not seen.printed_cut:  # past the cut the loop's lines are missing
         # A counter kept from an earlier run shows on this run's first line already.
         later = line == 0 < len(actual) and _later_turn(expected[0], actual[0])
