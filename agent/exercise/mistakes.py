@@ -4,7 +4,9 @@ Each function here reads the evidence of one run (the refused request and its
 messages, the reference run, what the loop printed and returned) and names the
 mistake it points to, or None when no single mistake fits; the check then
 still shows the failure itself, in the API's words or as the first line that
-differs.
+differs. A mistake is named only on its own evidence in what the judge saw:
+a wrong name sends the learner to fix code that is right, which is worse than
+none (tests/beginner_loops/ is the labelled corpus that holds this).
 """
 
 from __future__ import annotations
@@ -143,6 +145,11 @@ def _blocks(message: Any) -> list[Any]:
     return content if isinstance(content, list) else []
 
 
+def _typed(message: Any, kind: str) -> list[dict[str, Any]]:
+    """The message's blocks of one type."""
+    return [b for b in _blocks(message) if isinstance(b, dict) and b.get("type") == kind]
+
+
 def _only_results(message: Any) -> bool:
     blocks = _blocks(message)
     return bool(blocks) and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
@@ -265,8 +272,7 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
     if "Did not find" in reason and "`tool_result` block(s) at the beginning" in reason:
         return "results_not_first", index
     if "final message must use" in reason:
-        if index is not None and any(isinstance(b, dict) and b.get("type") == "tool_result"
-                                     for b in _blocks(messages[index])):
+        if index is not None and _typed(messages[index], "tool_result"):
             return "results_as_assistant", index
         return "results_not_appended", index
     if "cannot be modified" in reason or "Invalid `signature`" in reason or "signature: Field required" in reason:
@@ -279,10 +285,10 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
 
 def _user_twice(messages: list[Any], index: int) -> str | None:
     """Two user messages in a row: each holding only results (one message per result), or results after a
-    message that is not the reply to them, with that reply nowhere later (the reply not appended)."""
+    message that is not the reply they answer, with no reply anywhere later (the reply not appended)."""
     if _only_results(messages[index - 1]) and _only_results(messages[index]):
         return "one_message_per_result"
-    if _only_results(messages[index]) and not any(_role(m) == "assistant" for m in messages[index + 1:]):
+    if _typed(messages[index], "tool_result") and not any(_role(m) == "assistant" for m in messages[index + 1:]):
         return "reply_not_appended"
     return None
 
@@ -293,14 +299,11 @@ def _unanswered(messages: list[Any], index: int | None) -> tuple[str | None, int
     after = messages[index + 1] if index is not None and index + 1 < len(messages) else None
     if _role(after) != "user":
         return None, index
-    blocks = _blocks(after)
-    results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
-    calls = [b for b in _blocks(messages[index]) if isinstance(b, dict) and b.get("type") == "tool_use"]
-    if results:  # as many results as calls, but for the wrong ones: no single mistake says which
-        return ("call_not_answered", index) if len(results) < len(calls) else (None, index)
-    content = after.get("content")
-    texts = isinstance(content, str) or bool(blocks) and all(isinstance(b, dict) and b.get("type") == "text"
-                                                                for b in blocks)
+    results, blocks = _typed(after, "tool_result"), _blocks(after)
+    if results:  # with as many results as calls, they answer the wrong ones: no single mistake says which
+        return ("call_not_answered", index) if len(results) < len(_typed(messages[index], "tool_use")) \
+            else (None, index)
+    texts = isinstance(after.get("content"), str) or bool(blocks) and len(_typed(after, "text")) == len(blocks)
     return ("results_as_text", index + 1) if texts else (None, index)
 
 
@@ -318,7 +321,7 @@ def _changed_block(reason: str, messages: list[Any]) -> str | None:
     blocks = _blocks(messages[index]) if index < len(messages) else []
     block = blocks[position] if position < len(blocks) else None
     if where == "" and isinstance(block, str) and _role(messages[index]) == "user" and index > 0 \
-            and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in _blocks(messages[index - 1])):
+            and _typed(messages[index - 1], "tool_use"):
         return "results_as_text"  # a bare string where a block goes, after a tool call: an output as it came
     if not isinstance(block, dict):
         return None
