@@ -190,3 +190,12 @@ def test_a_loop_that_asks_twice_a_turn_is_not_told_its_conversation_or_its_lines
     assert [r.verdict for r in results] == ["output", "output"]
     assert results[0].actual[:1] == ["result: 2 + 3 is 5."]  # the answer came without the tool line
     assert [r.mistake for r in results] == [None, None]
+
+
+def test_output_cut_at_the_judges_limit_says_so_and_names_no_line_mistake_from_what_is_missing():
+    [result] = named("debug_print_messages", "runaway")  # the whole conversation, printed every turn
+    assert result.verdict == "output"
+    assert result.summary.endswith("(your loop printed more than 200,000 bytes: the rest was not kept)")
+    assert result.mistake is None  # its lines are missing because they were cut, not because they differ
+    [short] = named("debug_print_messages", "add_then_answer")
+    assert (short.mistake, "not kept" in short.summary) == ("extra_print", False)
