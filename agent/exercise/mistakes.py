@@ -347,20 +347,6 @@ def exception_mistake(error: dict[str, Any], seen: Observation) -> str | None:
     return None
 
 
-def reads_max_turns(source: str) -> bool | None:
-    """Whether run_agent reads its third parameter (max_turns); None when that cannot be told."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    function = next((node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-                     and node.name == "run_agent"), None)
-    if function is None or len(function.args.args) < 3:
-        return None
-    name = function.args.args[2].arg
-    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(function))
-
-
 def decision_line(source: str, ran: list[int]) -> int | None:
     """Of the learner's lines that ran after the model's last reply, the one that decided to ask again: the
     first `if` or `while` test, else the last line (the call to model.create)."""
@@ -373,19 +359,28 @@ def decision_line(source: str, ran: list[int]) -> int | None:
 
 
 def own_turn_limit(source: str) -> bool:
-    """Whether the file bounds its loop by a number of its own rather than max_turns: run_agent never reads
-    max_turns, and a `range(...)` or a comparison uses a whole number above 1, written out or held in a
-    module-level name."""
-    if reads_max_turns(source) is not False:
+    """Whether the file bounds its loop by a number of its own rather than max_turns: run_agent never reads the
+    max_turns it is given (or sets it to a number first), and a `range(...)` or a comparison uses a whole number
+    above 1, written out or held in a name set to one."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    tree = ast.parse(source)
-    constants = {target.id for node in tree.body if isinstance(node, ast.Assign)
-                 and isinstance(node.value, ast.Constant) and _above_one(node.value.value)
-                 for target in node.targets if isinstance(target, ast.Name)}
+    function = next((node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                     and node.name == "run_agent"), None)
+    if function is None or len(function.args.args) < 3:
+        return False
+    given = function.args.args[2].arg
+    numbers = _names_set_to_numbers(tree)
+    if given in _names_set_to_numbers(function):
+        return True
+    if any(isinstance(node, ast.Name) and node.id == given and isinstance(node.ctx, ast.Load)
+           for node in ast.walk(function)):
+        return False
 
     def bound(node: ast.AST) -> bool:
         return isinstance(node, ast.Constant) and _above_one(node.value) or (
-            isinstance(node, ast.Name) and node.id in constants)
+            isinstance(node, ast.Name) and node.id in numbers)
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare) and any(bound(side) for side in [node.left, *node.comparators]):
@@ -394,6 +389,23 @@ def own_turn_limit(source: str) -> bool:
                 and any(bound(arg) for arg in node.args):
             return True
     return False
+
+
+def _names_set_to_numbers(tree: ast.AST) -> set[str]:
+    """Names given a whole number above 1 anywhere in the tree: by assignment or as a parameter's default."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Constant) \
+                and _above_one(node.value.value):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(target.id for target in targets if isinstance(target, ast.Name))
+        if isinstance(node, ast.arguments):
+            positional = node.posonlyargs + node.args
+            pairs = [*zip(positional[len(positional) - len(node.defaults):], node.defaults, strict=True),
+                     *zip(node.kwonlyargs, node.kw_defaults, strict=True)]
+            names.update(arg.arg for arg, default in pairs
+                         if isinstance(default, ast.Constant) and _above_one(default.value))
+    return names
 
 
 def _above_one(value: Any) -> bool:
