@@ -12,6 +12,7 @@ send the learner to fix code that is right. Both the test over the corpus and
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -73,8 +74,10 @@ def corpus() -> list[Loop]:
     return loops
 
 
+@functools.cache
 def name_loop(loop: Loop, limits: Limits = LIMITS) -> Named:
-    """Check one loop against every exercise script and note what each failing script named."""
+    """Check one loop against every exercise script and note what each failing script named (once per loop
+    and limits: the test over the corpus and the tests of single cases share the checks)."""
     check = check_loop(loop.source, limits=limits, filename=f"{loop.name}.py")
     named = Named(loop, check)
     named.names = {result.script: result.mistake for result in check.scripts if not result.passed}

@@ -8,21 +8,23 @@ corpus's precision and recall.
 """
 
 import pytest
-from naming_corpus import UNNAMED, corpus, name_loop, score
+from naming_corpus import UNNAMED, Named, corpus, name_loop, score
 
 from agent.exercise import MISTAKES, Limits, check_loop
 from agent.scripts import parse_script
 
 LOOPS = corpus()
 BY_NAME = {loop.name: loop for loop in LOOPS}
-FAST = Limits(seconds=10.0)
+FAST = Limits(seconds=10.0)  # for loops not in the corpus
 
 
 def named(loop_name, *scripts):
-    """Each script's (verdict, mistake) for one corpus loop, with the checks themselves."""
-    check = check_loop(BY_NAME[loop_name].source, list(scripts), FAST)
+    """The checks of these scripts for one corpus loop, taken from its check against every script (the same
+    process runs them all in the lesson's order, so a later script still comes after earlier ones)."""
+    check = name_loop(BY_NAME[loop_name]).check
     assert check.problem is None, check.problem
-    return check.scripts
+    by_script = {result.script: result for result in check.scripts}
+    return [by_script[script] for script in scripts]
 
 
 # ---- the corpus ----------------------------------------------------------------------------------------------
@@ -54,9 +56,9 @@ def test_each_corpus_loop_is_named_for_its_bug_and_nothing_else(loop):
 def test_precision_counts_every_wrong_name_and_recall_every_loop_left_unnamed():
     right, wrong, unnamed = BY_NAME["reply_not_appended_while"], BY_NAME["kept_going_continue"], \
         BY_NAME["tool_lines_spaces"]
-    results = [name_loop(loop) for loop in (right, wrong, unnamed)]
-    results[1].names = {"pause_turn": "kept_state", "refusal": "kept_going"}  # one wrong name of two
-    results[2].names = {"add_then_answer": None}
+    results = [name_loop(right),
+               Named(wrong, None, {"pause_turn": "kept_state", "refusal": "kept_going"}),  # one wrong name of two
+               Named(unnamed, None, {"add_then_answer": None})]
     total = score(results)
     assert (total.right, total.named) == (len([n for n in results[0].names.values() if n]) + 1,
                                           len([n for n in results[0].names.values() if n]) + 2)
@@ -77,7 +79,7 @@ def test_a_loop_that_does_not_go_round_on_tool_use_is_told_so_on_answers_and_run
 
 
 def test_a_system_message_first_is_named_as_the_openai_habit_on_every_script_not_as_kept_state():
-    results = check_loop(BY_NAME["openai_system_first"].source, limits=FAST).scripts
+    results = name_loop(BY_NAME["openai_system_first"]).check.scripts
     assert {(r.verdict, r.mistake) for r in results} == {("bad_request", "openai_system_message")}
     assert {r.bad_request.offending_index for r in results} == {0}
     assert len(results) == 14
@@ -177,7 +179,7 @@ def test_a_wrong_tool_line_with_the_right_turn_on_a_later_script_is_a_tool_line_
     assert second.actual[0].startswith("turn 1: read_file {'path': 'notes.txt'}")
     assert [(r.verdict, r.mistake) for r in (first, second)] == [("output", "tool_lines")] * 2
     _, counted = named("kept_state_turn_counter", "add_then_answer", "two_file_search")
-    assert counted.actual[0].startswith("turn 3: ") and counted.mistake == "kept_state"
+    assert counted.actual[0].split(":")[0] != "turn 1" and counted.mistake == "kept_state"  # counts on from before
 
 
 def test_a_loop_that_asks_twice_a_turn_is_not_told_its_conversation_or_its_lines_are_wrong():
