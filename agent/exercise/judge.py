@@ -45,12 +45,16 @@ class Observation:
     """The stop reason of each reply given, in order."""
     tool_calls: list[Any] = field(default_factory=list)
     """For each run_tool call, the stop reason of the reply before it (None before any reply)."""
+    tool_call_replies: list[int] = field(default_factory=list)
+    """For each run_tool call, how many replies the loop had been given by then."""
     rejected: dict[str, Any] | None = None
     """The first refused request: its number, the API's reason and its messages."""
     exhausted: int | None = None
     """The number of the first request that came after the script's last reply."""
     decided_lines: list[int] = field(default_factory=list)
     """The learner's lines that ran between the last reply and that request."""
+    printed_cut: bool = False
+    """Whether `printed` lost what the loop printed past the judge's limit (so later lines are missing)."""
     returned: dict[str, Any] | None = None
     """What run_agent returned: its type's name and its text."""
     error: dict[str, Any] | None = None
@@ -61,8 +65,13 @@ class Observation:
     """`time_limit`, `crash` or `not_run` when the script never finished; None when it did."""
     message: str = ""
     """Why it never finished, in words."""
-    earlier_scripts: int = 0
-    """How many scripts this same process ran before this one."""
+    earlier_tasks: list[str] = field(default_factory=list)
+    """The tasks of the scripts this same process ran before this one, in order."""
+
+    @property
+    def earlier_scripts(self) -> int:
+        """How many scripts this same process ran before this one."""
+        return len(self.earlier_tasks)
 
     @property
     def sizes(self) -> list[int | None]:
@@ -142,6 +151,7 @@ class _Script:
     def answer_tool(self, message: dict[str, Any]) -> bytes:
         seen, block = self.seen, message["block"]
         seen.tool_calls.append(seen.stop_reasons[-1] if seen.stop_reasons else None)
+        seen.tool_call_replies.append(len(seen.stop_reasons))
         if isinstance(block, dict):
             result = run_tool(block, self.script.tools)
         else:
@@ -187,7 +197,7 @@ def _run_one(child: ChildProcess, script: Script, seen: Observation, limits: Lim
         elif kind == "tool":
             child.send(playing.answer_tool(message))
         elif kind in ("returned", "raised"):
-            seen.printed = child.take_printed()
+            seen.printed, seen.printed_cut = child.take_printed(), child.printed_cut
             if kind == "returned":
                 seen.returned = {"type": message["type"], "text": message["text"]}
             else:
@@ -244,11 +254,12 @@ def observe(source: str, filename: str, scripts: list[Script], limits: Limits,
             if problem:
                 yield problem
                 return
-            earlier = 0
+            earlier: list[str] = []
             while done < len(scripts):
-                seen = Observation(scripts[done].name, earlier_scripts=earlier)
+                seen = Observation(scripts[done].name, earlier_tasks=list(earlier))
                 alive = _run_one(child, scripts[done], seen, limits, tick)
-                done, earlier = done + 1, earlier + 1
+                earlier.append(scripts[done].task)
+                done += 1
                 yield seen
                 if not alive:
                     break

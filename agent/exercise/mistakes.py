@@ -4,7 +4,9 @@ Each function here reads the evidence of one run (the refused request and its
 messages, the reference run, what the loop printed and returned) and names the
 mistake it points to, or None when no single mistake fits; the check then
 still shows the failure itself, in the API's words or as the first line that
-differs.
+differs. A mistake is named only on its own evidence in what the judge saw:
+a wrong name sends the learner to fix code that is right, which is worse than
+none (tests/beginner_loops/ is the labelled corpus that holds this).
 """
 
 from __future__ import annotations
@@ -75,8 +77,8 @@ MISTAKES: dict[str, str] = {
         "Create the messages list (and any counter) inside run_agent, so that every call starts afresh with "
         "[{\"role\": \"user\", \"content\": task}]."),
     "own_turn_limit": (
-        "The loop used a turn limit of its own instead of the max_turns it was given (this script's limit is not "
-        "the usual 40). Count turns up to max_turns, the argument."),
+        "The loop used a turn limit of its own instead of the max_turns it was given. Count turns up to "
+        "max_turns, the argument: each run may give another (short_leash gives 3)."),
     "results_as_assistant": (
         "The tool results were sent with role assistant. They answer the model, so they go in a user message: "
         '{"role": "user", "content": [the tool_result blocks]}.'),
@@ -107,6 +109,28 @@ MISTAKES: dict[str, str] = {
     "tool_lines": (
         "The lines printed for the tool calls differ. Print one line per call, "
         "turn <k>: <name> <json.dumps(input, sort_keys=True)> -> <the result's content>, turns counting from 1."),
+    "did_not_go_round": (
+        "The loop returned right after a tool_use reply, without sending the results back. tool_use means the "
+        "model is waiting for them: append the results as one user message and go round, asking the model "
+        "again; only end_turn (or another stop reason, or the turn limit) ends the loop."),
+    "conversation_not_kept": (
+        "The conversation did not grow: a later request carried no more than the one before it, so the model "
+        "never saw its own calls and their results. Keep ONE messages list, made before the loop, append each "
+        "reply and each round of results to it, and send all of it every time."),
+    "tool_input_changed": (
+        "A tool call's input was changed before the reply went back: it is no longer the object the model "
+        'wrote. Keep json.dumps(block["input"], sort_keys=True) in a variable of its own for the printed line, '
+        "and leave the blocks of reply[\"content\"] as they came."),
+    "result_wrapped": (
+        "A tool_result was wrapped in another tool_result. run_tool(block) already returns the whole "
+        "tool_result block, with its tool_use_id: put it in the list of results as it is."),
+    "results_as_text": (
+        "The tool results were sent as ordinary text. The model only takes them as tool_result blocks, each "
+        "with the tool_use_id of the call it answers: append ONE user message whose content is the list of "
+        "blocks run_tool returned."),
+    "reply_is_a_dict": (
+        'Here the reply and its blocks are plain dicts, as the docstring says: reply["content"], '
+        'block["type"], block["input"]. Attributes such as reply.content are the SDK\'s objects, not these.'),
 }
 
 _INDEX = re.compile(r"^messages\.(\d+)")
@@ -119,6 +143,11 @@ def _role(message: Any) -> Any:
 def _blocks(message: Any) -> list[Any]:
     content = message.get("content") if isinstance(message, dict) else None
     return content if isinstance(content, list) else []
+
+
+def _typed(message: Any, kind: str) -> list[dict[str, Any]]:
+    """The message's blocks of one type."""
+    return [b for b in _blocks(message) if isinstance(b, dict) and b.get("type") == kind]
 
 
 def _only_results(message: Any) -> bool:
@@ -159,12 +188,16 @@ def offending_index(reason: str, messages: Any) -> int | None:
     return None
 
 
+def _is_text(content: Any, text: str) -> bool:
+    """Whether a message's content is this text, as a string or as one text block."""
+    return content == text or content == [{"type": "text", "text": text}]
+
+
 def starts_with_task(messages: Any, task: str) -> bool:
     """Whether a request's first message is the task, as the user's (a string or one text block)."""
     if not isinstance(messages, list) or not messages or _role(messages[0]) != "user":
         return False
-    content = messages[0].get("content")
-    return content == task or content == [{"type": "text", "text": task}]
+    return _is_text(messages[0].get("content"), task)
 
 
 def _openai_shape(messages: list[Any]) -> tuple[str, int] | None:
@@ -179,18 +212,38 @@ def _openai_shape(messages: list[Any]) -> tuple[str, int] | None:
     return None
 
 
+def _earlier_task(messages: list[Any], earlier_tasks: list[str], task: str) -> int | None:
+    """The index of a user message holding the task of a script run before this one (and not this one's)."""
+    for i, message in enumerate(messages):
+        if _role(message) == "user" and isinstance(message, dict) and any(
+                old != task and _is_text(message.get("content"), old) for old in earlier_tasks):
+            return i
+    return None
+
+
 def history_mistake(seen: Observation, task: str) -> tuple[str, int | None, int] | None:
-    """A mistake the whole run shows, whatever the first refusal said: (name, message index, request number)."""
+    """A mistake the whole run shows, whatever the first refusal said: (name, message index, request number).
+    Each is named only on its own evidence in the requests: an OpenAI-format message; an earlier script's task
+    in the first request (state kept between calls); the task gone from a later request that once began with
+    it; a later request no longer than the one before it (the conversation not kept)."""
+    previous: Any = None
     for number, messages in enumerate(seen.requests, 1):
         if not isinstance(messages, list) or not messages:
             continue
-        if number == 1 and seen.earlier_scripts and len(messages) > 1:
-            return "kept_state", 0, number
         openai = _openai_shape(messages)
         if openai:
             return openai[0], openai[1], number
+        if number == 1:
+            old = _earlier_task(messages, seen.earlier_tasks, task)
+            if old is not None:
+                return "kept_state", old, number
         if not starts_with_task(messages, task):
-            return ("kept_state" if number == 1 and seen.earlier_scripts else "dropped_task"), 0, number
+            return ("dropped_task", 0, number) if starts_with_task(seen.requests[0], task) else None
+        # It ran the calls of the reply before (so it meant to go round), yet sent no more than last time.
+        went_round = seen.stop_reasons[number - 2:number - 1] == ["tool_use"] and number - 1 in seen.tool_call_replies
+        if went_round and isinstance(previous, list) and len(messages) <= len(previous):
+            return "conversation_not_kept", len(messages) - 1, number
+        previous = messages
     return None
 
 
@@ -207,7 +260,7 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
         return "reply_as_text", index if index in texts else index - 1
     if "roles must alternate" in reason and index is not None:
         if _role(messages[index]) == "user":
-            return ("one_message_per_result" if _only_results(messages[index - 1]) else "reply_not_appended"), index
+            return _user_twice(messages, index), index
         if messages[index] == messages[index - 1]:
             return "reply_appended_twice", index
         if _only_results(messages[index]):
@@ -215,33 +268,83 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
     if "unexpected `tool_use_id`" in reason:
         return "wrong_tool_use_id", index
     if "without `tool_result` blocks immediately after" in reason:
-        return "call_not_answered", index
+        return _unanswered(messages, index)
     if "Did not find" in reason and "`tool_result` block(s) at the beginning" in reason:
         return "results_not_first", index
     if "final message must use" in reason:
-        if index is not None and _only_results(messages[index]):
+        if index is not None and _typed(messages[index], "tool_result"):
             return "results_as_assistant", index
         return "results_not_appended", index
     if "cannot be modified" in reason or "Invalid `signature`" in reason or "signature: Field required" in reason:
         return "content_changed", index
-    if "Input should be a valid" in reason and index is not None \
-            and isinstance(messages[index], dict) and isinstance(messages[index].get("content"), dict):
+    content = messages[index].get("content") if index is not None and isinstance(messages[index], dict) else None
+    if "Input should be a valid" in reason and isinstance(content, dict) and "stop_reason" in content:
         return "whole_reply_appended", index
-    return None, index
+    return _changed_block(reason, messages), index
 
 
-def reads_max_turns(source: str) -> bool | None:
-    """Whether run_agent reads its third parameter (max_turns); None when that cannot be told."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+def _user_twice(messages: list[Any], index: int) -> str | None:
+    """Two user messages in a row: each holding only results (one message per result), or results after a
+    message that is not the reply they answer, with no reply anywhere later (the reply not appended)."""
+    if _only_results(messages[index - 1]) and _only_results(messages[index]):
+        return "one_message_per_result"
+    if _typed(messages[index], "tool_result") and not any(_role(m) == "assistant" for m in messages[index + 1:]):
+        return "reply_not_appended"
+    return None
+
+
+def _unanswered(messages: list[Any], index: int | None) -> tuple[str | None, int | None]:
+    """Calls left without results: some results sent but not all (a call not answered), or none, the
+    outputs sent as text instead (results as text)."""
+    after = messages[index + 1] if index is not None and index + 1 < len(messages) else None
+    if _role(after) != "user":
+        return None, index
+    results, blocks = _typed(after, "tool_result"), _blocks(after)
+    if results:  # with as many results as calls, they answer the wrong ones: no single mistake says which
+        return ("call_not_answered", index) if len(results) < len(_typed(messages[index], "tool_use")) \
+            else (None, index)
+    texts = isinstance(after.get("content"), str) or bool(blocks) and len(_typed(after, "text")) == len(blocks)
+    return ("results_as_text", index + 1) if texts else (None, index)
+
+
+_BLOCK_FIELD = re.compile(r"^messages\.(\d+)\.content\.(\d+)(\.tool_use\.input|\.tool_result\.content|): ")
+
+
+def _changed_block(reason: str, messages: list[Any]) -> str | None:
+    """A block refused for its type or one field's: a tool call's input made a string in place (tool input
+    changed), a whole tool_result put inside another's content (result wrapped), or a tool's output put in the
+    results as a bare string (results as text)."""
+    match = _BLOCK_FIELD.match(reason)
+    if not match:
         return None
-    function = next((node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-                     and node.name == "run_agent"), None)
-    if function is None or len(function.args.args) < 3:
+    index, position, where = int(match.group(1)), int(match.group(2)), match.group(3)
+    blocks = _blocks(messages[index]) if index < len(messages) else []
+    block = blocks[position] if position < len(blocks) else None
+    if where == "" and isinstance(block, str) and _role(messages[index]) == "user" and index > 0 \
+            and _typed(messages[index - 1], "tool_use"):
+        return "results_as_text"  # a bare string where a block goes, after a tool call: an output as it came
+    if not isinstance(block, dict):
         return None
-    name = function.args.args[2].arg
-    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(function))
+    if where == ".tool_use.input" and isinstance(block.get("input"), str):
+        return "tool_input_changed"
+    inner = block.get("content")
+    if where == ".tool_result.content" and isinstance(inner, dict) and inner.get("type") == "tool_result":
+        return "result_wrapped"
+    return None
+
+
+_SDK_ATTRIBUTE = re.compile(r"^'dict' object has no attribute '(content|stop_reason|type|text|input|id|name|"
+                            r"thinking|usage|role)'$")
+
+
+def exception_mistake(error: dict[str, Any], seen: Observation) -> str | None:
+    """The mistake behind what run_agent raised: the SDK's attributes read from a plain dict, or the answer
+    built from every block of the end_turn reply (thinking has no "text")."""
+    if error["type"] == "AttributeError" and _SDK_ATTRIBUTE.match(error["message"]):
+        return "reply_is_a_dict"
+    if error["type"] == "KeyError" and error["message"] == "'text'" and seen.stop_reasons[-1:] == ["end_turn"]:
+        return "answer_text"
+    return None
 
 
 def decision_line(source: str, ran: list[int]) -> int | None:
@@ -255,22 +358,86 @@ def decision_line(source: str, ran: list[int]) -> int | None:
     return next((line for line in ran if line in tests), ran[-1] if ran else None)
 
 
-_CONSOLE = ("turn ", "result: ", "messages sent each turn: ")
+def own_turn_limit(source: str) -> bool:
+    """Whether the file bounds its loop by a number of its own rather than max_turns: run_agent never reads the
+    max_turns it is given (or sets it to a number first), and a `range(...)` or a comparison uses a whole number
+    above 1, written out or held in a name set to one."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    function = next((node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                     and node.name == "run_agent"), None)
+    if function is None or len(function.args.args) < 3:
+        return False
+    given = function.args.args[2].arg
+    numbers = _names_set_to_numbers(tree)
+    if given in _names_set_to_numbers(function):
+        return True
+    if any(isinstance(node, ast.Name) and node.id == given and isinstance(node.ctx, ast.Load)
+           for node in ast.walk(function)):
+        return False
+
+    def bound(node: ast.AST) -> bool:
+        return isinstance(node, ast.Constant) and _above_one(node.value) or (
+            isinstance(node, ast.Name) and node.id in numbers)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(bound(side) for side in [node.left, *node.comparators]):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" \
+                and any(bound(arg) for arg in node.args):
+            return True
+    return False
+
+
+def _names_set_to_numbers(tree: ast.AST) -> set[str]:
+    """Names given a whole number above 1 anywhere in the tree: by assignment or as a parameter's default."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Constant) \
+                and _above_one(node.value.value):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(target.id for target in targets if isinstance(target, ast.Name))
+        if isinstance(node, ast.arguments):
+            positional = node.posonlyargs + node.args
+            pairs = [*zip(positional[len(positional) - len(node.defaults):], node.defaults, strict=True),
+                     *zip(node.kwonlyargs, node.kw_defaults, strict=True)]
+            names.update(arg.arg for arg, default in pairs
+                         if isinstance(default, ast.Constant) and _above_one(default.value))
+    return names
+
+
+def _above_one(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 1
+
+
+def _subsequence(short: list[str], long: list[str]) -> bool:
+    """Whether every line of `short` appears in `long`, in order (other lines in between)."""
+    lines = iter(long)
+    return all(any(line == other for other in lines) for line in short)
 
 
 def output_mistake(state: RunState, seen: Observation, expected: list[str], actual: list[str],
                    line: int) -> str | None:
-    """The mistake behind output that differs from the reference (no refused request, nothing raised)."""
+    """The mistake behind output that differs from the reference (no refused request, nothing raised).
+    Each is named only when the run shows it: the loop returned where the reference did, with other words;
+    or it went on to the same end but printed other lines; or it stopped where the reference went on."""
     returned = seen.returned
     if returned is None:
         return None
+    final, sent = state.records[-1], len(seen.requests)
+    last = seen.stop_reasons[-1] if seen.stop_reasons else None
+    if last == "tool_use" and sent < len(state.records):  # it stopped while the model waited for results
+        if sent == 1:
+            return "did_not_go_round"  # whatever it returned: the tool's output, a dict, "stopped: tool_use"
+        return "stopped_early" if final.branch == "limit" else None
     if returned["type"] != "str":
         return "not_a_string"
-    if len(actual) > len(expected) and [x for x in actual if x.startswith(_CONSOLE)] == expected:
+    if len(actual) > len(expected) and _subsequence(expected, actual):
         return "extra_print"
-    final = state.records[-1]
-    if final.branch == "limit" and len(seen.requests) < state.max_turns:
-        return "stopped_early"
+    if sent != len(state.records) or last != (final.reply or {}).get("stop_reason"):
+        return None  # it ended somewhere else than the reference: no mistake of the ending fits
     text = returned["text"]
     if text != state.result:
         if final.branch == "limit":
@@ -278,14 +445,34 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
         if final.branch == "stopped":
             return "wrong_stop_message"
         if final.branch == "answer":
-            thoughts = [b["thinking"] for b in final.reply["content"] if b.get("type") == "thinking" and b["thinking"]]
-            return "thinking_in_answer" if any(thought in text for thought in thoughts) else "answer_text"
+            return "thinking_in_answer" if _answer_with_thinking(text, state.result, final.reply) else "answer_text"
         return None
     result_line = next((i for i, x in enumerate(expected) if x.startswith("result: ")), len(expected))
-    if line < result_line:
-        later = line < len(actual) and _later_turn(expected[line], actual[line])
+    ran_the_same = len(seen.tool_calls) == _results_sent(state.messages)  # else the calls differ, not the lines
+    # `<`, not `<=`: at the result line itself, with the right answer, the loop printed a line more than the
+    # reference, which extra_print names above unless its requests differ as well (a second bug).
+    if line < result_line and ran_the_same and not seen.printed_cut:  # past the cut the loop's lines are missing
+        # A counter kept from an earlier run shows on this run's first line already.
+        later = line == 0 < len(actual) and _later_turn(expected[0], actual[0])
         return "kept_state" if seen.earlier_scripts and later else "tool_lines"
     return None
+
+
+def _results_sent(messages: list[dict[str, Any]]) -> int:
+    """How many tool results a conversation carries: how many calls its loop ran."""
+    return sum(1 for message in messages if message["role"] == "user" for block in _blocks(message)
+               if isinstance(block, dict) and block.get("type") == "tool_result")
+
+
+def _answer_with_thinking(text: str, answer: str, reply: dict[str, Any]) -> bool:
+    """Whether the returned text is the answer with the reply's (non-empty) thinking put in, and nothing else
+    but whitespace."""
+    thoughts = [b["thinking"] for b in reply["content"] if b.get("type") == "thinking" and b["thinking"]]
+    if not any(thought in text for thought in thoughts):
+        return False
+    for thought in thoughts:
+        text = text.replace(thought, "")
+    return "".join(text.split()) == "".join(answer.split())
 
 
 def _later_turn(expected: str, actual: str) -> bool:

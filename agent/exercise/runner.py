@@ -174,6 +174,9 @@ class ChildProcess:
             self._selector.register(stream.fileno(), selectors.EVENT_READ, kind)
         self._buffer = b""
         self._printed = bytearray()
+        self._printed_cut = False
+        self.printed_cut = False
+        """Whether the text the last `take_printed` returned lost bytes past PRINTED_BYTES."""
         self.stderr = bytearray()
         self.closed = False
         self.oversized = False
@@ -198,7 +201,9 @@ class ChildProcess:
             self.closed = self.closed or not chunk
             self._buffer += chunk
         elif kind == "stdout":
-            self._printed += chunk[:max(0, PRINTED_BYTES - len(self._printed))]
+            room = max(0, PRINTED_BYTES - len(self._printed))
+            self._printed += chunk[:room]
+            self._printed_cut = self._printed_cut or len(chunk) > room
         else:
             self.stderr += chunk[:max(0, STDERR_BYTES - len(self.stderr))]
         if not chunk:
@@ -238,6 +243,7 @@ class ChildProcess:
                 if len(self._printed) == before:
                     break
         text, self._printed = self._printed.decode("utf-8", "replace"), bytearray()
+        self.printed_cut, self._printed_cut = self._printed_cut, False
         return text
 
     def end(self) -> int | None:

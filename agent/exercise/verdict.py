@@ -18,13 +18,14 @@ from agent.exercise.mistakes import (
     MISTAKES,
     bad_request_mistake,
     decision_line,
+    exception_mistake,
     history_mistake,
     offending_index,
     output_mistake,
-    reads_max_turns,
+    own_turn_limit,
 )
-from agent.exercise.runner import Limits
-from agent.loop import MAX_TURNS, RunState, console_lines
+from agent.exercise.runner import PRINTED_BYTES, Limits
+from agent.loop import RunState, console_lines
 from agent.scripts import Script
 
 VERDICTS = ("pass", "output", "bad_request", "too_many_requests", "exception", "time_limit", "memory_limit", "crash",
@@ -182,11 +183,12 @@ def judge(script: Script, state: RunState, seen: Observation, limits: Limits, so
         check.mistake = "kept_going" if seen.stop_reasons and seen.stop_reasons[-1] != "tool_use" else None
     elif error:
         check.verdict, check.summary = "exception", f"{error['type']}: {error['message']}{at}"
-        if error["type"] == "KeyError" and error["message"] == "'text'":
-            check.mistake = "answer_text"
+        check.mistake = exception_mistake(error, seen)
     elif check.first_difference is not None:
         line = check.first_difference
         check.verdict, check.summary = "output", f"the output differs from the reference at line {line + 1}"
+        if seen.printed_cut:
+            check.summary += f" (your loop printed more than {PRINTED_BYTES:,} bytes: the rest was not kept)"
         check.mistake = output_mistake(state, seen, expected, check.actual, line)
     _outranking_evidence(check, script, seen, source)
     return check
@@ -195,13 +197,17 @@ def judge(script: Script, state: RunState, seen: Observation, limits: Limits, so
 def _outranking_evidence(check: ScriptCheck, script: Script, seen: Observation, source: str) -> None:
     """Evidence that outranks whatever the failure looked like on the surface."""
     history = history_mistake(seen, script.task)
+    if history and history[0] == "kept_state" and check.passed:  # the FakeModel replays its script whatever the task
+        check.verdict, check.summary = "output", (f"request {history[2]} carried the task of a script run before "
+                                                  "this one")
     if history and not check.passed:
         check.mistake = history[0]
         if check.bad_request and (check.bad_request.request == history[2] or history[0] == "kept_state"):
             check.bad_request.offending_index = history[1]
     elif len(seen.requests) > script.max_turns:
-        check.mistake = "own_turn_limit" if reads_max_turns(source) is False and script.max_turns != MAX_TURNS \
-            else "no_turn_limit"
+        check.mistake = "no_turn_limit"
+    if check.mistake in ("no_turn_limit", "stopped_early") and own_turn_limit(source):
+        check.mistake = "own_turn_limit"  # the limit it kept was its own number, not max_turns
     reason = _unsafe_call(seen)
     if reason is not None:
         check.mistake = "ran_stopped_call"

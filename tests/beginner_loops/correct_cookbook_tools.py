@@ -1,0 +1,25 @@
+# mistake: none
+# A correct loop that also sends a tool definition and max_tokens, as the SDK cookbook does.
+import json
+
+TOOLS = [{"name": "add", "description": "Add two numbers.", "input_schema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}}]
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    for turn in range(1, max_turns + 1):
+        reply = model.create(messages=messages, tools=TOOLS, max_tokens=1024)
+        messages.append({"role": "assistant", "content": reply["content"]})
+        if reply["stop_reason"] == "end_turn":
+            return "".join(block["text"] for block in reply["content"] if block["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for block in reply["content"]:
+            if block["type"] == "tool_use":
+                result = run_tool(block)
+                shown = json.dumps(block["input"], sort_keys=True)
+                print(f"turn {turn}: {block['name']} {shown} -> {result['content']}")
+                results.append(result)
+        messages.append({"role": "user", "content": results})
+    return f"stopped: no answer after {max_turns} turns"

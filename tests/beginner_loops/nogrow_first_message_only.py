@@ -1,0 +1,24 @@
+# mistake: conversation_not_kept
+# Appends everything to messages but sends only messages[:1].
+import json
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    turn = 1
+    while turn <= max_turns:
+        reply = model.create(messages[:1])
+        messages.append({"role": "assistant", "content": reply["content"]})
+        if reply["stop_reason"] == "end_turn":
+            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for block in reply["content"]:
+            if block["type"] == "tool_use":
+                result = run_tool(block)
+                print(f"turn {turn}: {block['name']} {json.dumps(block['input'], sort_keys=True)} -> {result['content']}")
+                results.append(result)
+        messages.append({"role": "user", "content": results})
+        turn += 1
+    return f"stopped: no answer after {max_turns} turns"

@@ -1,0 +1,22 @@
+# mistake: results_as_text
+# Sends the tools' output back as ordinary text, not as tool_result blocks.
+import json
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    for turn in range(1, max_turns + 1):
+        reply = model.create(messages)
+        messages.append({"role": "assistant", "content": reply["content"]})
+        if reply["stop_reason"] == "end_turn":
+            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        outputs = []
+        for block in reply["content"]:
+            if block["type"] == "tool_use":
+                result = run_tool(block)
+                print(f"turn {turn}: {block['name']} {json.dumps(block['input'], sort_keys=True)} -> {result['content']}")
+                outputs.append(f"{block['name']} returned {result['content']}")
+        messages.append({"role": "user", "content": "\n".join(outputs)})
+    return f"stopped: no answer after {max_turns} turns"

@@ -1,0 +1,24 @@
+# mistake: results_as_text
+# Wraps each output in a text block instead of a tool_result.
+import json
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    turn = 1
+    while turn <= max_turns:
+        reply = model.create(messages)
+        messages.append({"role": "assistant", "content": reply["content"]})
+        if reply["stop_reason"] == "end_turn":
+            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        blocks = []
+        for block in reply["content"]:
+            if block["type"] == "tool_use":
+                result = run_tool(block)
+                print(f"turn {turn}: {block['name']} {json.dumps(block['input'], sort_keys=True)} -> {result['content']}")
+                blocks.append({"type": "text", "text": str(result["content"])})
+        messages.append({"role": "user", "content": blocks})
+        turn += 1
+    return f"stopped: no answer after {max_turns} turns"
