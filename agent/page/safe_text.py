@@ -82,3 +82,9 @@ def as_text(value: Any, secret: str | None = None, limit: int = SHOWN_CHARS) -> 
     if len(text) > limit:
         text = f"{text[:limit]}… ({len(text) - limit:,} more characters)"
     return md_escape(text)
+
+
+def as_sentence(value: Any, secret: str | None = None, limit: int = SHOWN_CHARS) -> str:
+    """`as_text` with a full stop after it, unless it ends a sentence of its own (`... for more details.`)."""
+    text = as_text(value, secret, limit)
+    return text if text.endswith(("\\.", "\\!", "?", "…")) else text + "\\."

@@ -55,6 +55,20 @@ def builtin_scripts() -> dict[str, Script]:
     return {name: scripts[name] for name in order}
 
 
+def turn_limit_note(script: Script, max_turns: int) -> str | None:
+    """A warning for the Turn limit field when the script's replies run out before that limit can stop its run.
+
+    A script whose every reply asks for a tool never ends the run itself: its run stops at the limit, or, when
+    the limit is past its replies, at the request after its last reply, which has no reply to give.
+    """
+    replies = [entry for entry in script.replies if "error" not in entry]  # an error entry is no turn
+    if not replies or any(r.get("stop_reason") != "tool_use" for r in replies) or max_turns <= len(replies):
+        return None
+    return (f"This script has {len(replies)} repl{'ies' if len(replies) != 1 else 'y'}, each asking for a tool, so "
+            f"its run stops at turn {len(replies) + 1} when the replies run out, not at the turn limit of "
+            f"{max_turns:,}. A limit of {len(replies)} or less is reached first.")
+
+
 def record_of_turn(state: RunState, turn: int) -> TurnRecord | None:
     """The record of a turn that was taken (not a failed attempt at it)."""
     return next((r for r in state.records if r.turn == turn and r.counted), None)
@@ -138,14 +152,51 @@ def request_size(request: dict[str, Any]) -> int:
     return len(json.dumps(request, ensure_ascii=False).encode())
 
 
-def thread_note(state: RunState, record: TurnRecord) -> str | None:
-    """For a turn sent over a message thread: its bytes against the whole array's, both ways; None otherwise."""
-    if record.thread is None:
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What one turn's request carried, and what it would have carried with the whole array (the same, unthreaded).
+
+    Every counter of a turn on the page (the graph, the console, the turn's heading and caption, the loop view)
+    is said from this, so they cannot disagree."""
+
+    messages: int
+    bytes: int
+    whole_messages: int
+    whole_bytes: int
+    thread: str | None
+    """The message thread's request type (`create`, `continue`), or None for a request that sent the whole array."""
+
+    @property
+    def words(self) -> str:
+        return " ".join(sent_words(self.messages, self.whole_messages, self.thread is not None))
+
+
+def sent_words(messages: int, whole_messages: int, threaded: bool) -> list[str]:
+    """A turn's messages sent, as every counter says it: [`3 messages`], or over a thread
+    [`1 message`, `over a thread (the whole array: 7)`] (two pieces, for a graph's two lines)."""
+    said = _plural(messages, "message")
+    return [said, f"over a thread (the whole array: {whole_messages:,})"] if threaded else [said]
+
+
+def sent_by_turn(state: RunState, record: TurnRecord, model_name: str = "") -> Sent:
+    """What a turn sent, counted in messages and in the bytes of the whole request body (the model named first)."""
+    whole = TurnRecord(record.turn, record.sent)
+    return Sent(record.messages_sent, request_size(request_sent(state, record, model_name)), record.sent,
+                request_size(request_sent(state, whole, model_name)),
+                None if record.thread is None else str(record.thread.get("type")))
+
+
+def thread_note(sent: Sent) -> str | None:
+    """For a turn sent over a message thread: what it sent against the whole array, both ways; None otherwise."""
+    if sent.thread is None:
         return None
-    sent = request_size(state.request(record))
-    whole = request_size(state.request(TurnRecord(record.turn, record.sent)))
-    return (f"Over a message thread ({record.thread['type']}): this turn sent {sent:,} bytes; the whole array "
-            f"would have been {whole:,} bytes. The server holds the rest.")
+    return (f"Over a message thread ({sent.thread}): this turn sent {_plural(sent.messages, 'message')}, "
+            f"{sent.bytes:,} bytes; the whole array would have been {_plural(sent.whole_messages, 'message')}, "
+            f"{sent.whole_bytes:,} bytes. The server holds the rest.")
 
 
 def usage_line(usage: dict[str, int], model_name: str = "") -> str:
