@@ -167,3 +167,14 @@ def test_the_console_shows_non_ascii_as_itself(at):
     click(at, "Run to end")
     assert console(at)[0] == 'turn 1: upper {"text": "café"} -> CAFÉ'
     assert "\\u00e9" not in "\n".join(console(at))
+
+
+def test_the_chat_completions_view_names_what_it_leaves_out_and_its_cards_show_the_role(at):
+    pick_script(at, "thinking_then_answer")
+    click(at, "Run to end")
+    open_tab(at, "Messages")
+    run(at.toggle(key="openai_side").set_value(True))
+    pairs = next(h.proto.body for h in at.get("html") if "ls-pairs" in h.proto.body)
+    assert "left out: thinking (Chat Completions has no thinking blocks to send back)" in pairs
+    cards = re.findall(r'<div class="ls-oa[^"]*"><span class="ls-oa-role">(\w+)</span><pre>(.*?)</pre>', pairs, re.S)
+    assert cards and all(f"&quot;role&quot;: &quot;{role}&quot;" in body for role, body in cards)

@@ -196,9 +196,9 @@ def source_html(source: LoopSource, note: str = "") -> str:
 
 
 def _chat_card(message: dict[str, Any], new: bool) -> str:
-    shown = {k: v for k, v in message.items() if k != "role"}
+    """A Chat Completions message as a card: its role as a tag, and the whole message as JSON, `role` and all."""
     return (f'<div class="ls-oa{" ls-new" if new else ""}"><span class="ls-oa-role">{_e(message.get("role"))}</span>'
-            f"<pre>{_e(json.dumps(shown, indent=1, ensure_ascii=False))}</pre></div>")
+            f"<pre>{_e(json.dumps(message, indent=1, ensure_ascii=False))}</pre></div>")
 
 
 def chat_pairs_html(pairs: list[Any], new: range, stop_reason: str | None = None) -> str:
@@ -207,7 +207,7 @@ def chat_pairs_html(pairs: list[Any], new: range, stop_reason: str | None = None
     `pairs` are `agent.openai_format.Pair`s; `new` marks the messages the shown turn added; `stop_reason`, the
     latest reply's, is set beside the `finish_reason` Chat Completions would say.
     """
-    from agent.openai_format import finish_reason
+    from agent.openai_format import finish_reason, left_out_words
 
     cells = ['<div class="ls-pairs-head">Messages API: what this loop sends</div>',
              '<div class="ls-pairs-head">Chat Completions: the same conversation</div>']
@@ -217,8 +217,10 @@ def chat_pairs_html(pairs: list[Any], new: range, stop_reason: str | None = None
         else:
             left = message_html(pair.anthropic, pair.index, "new" if pair.index in new else "")
         fresh = pair.index is not None and pair.index in new
-        cells += [left, "".join(_chat_card(m, fresh) for m in pair.openai)
-                  or '<div class="ls-gap">nothing: Chat Completions has no place for these blocks</div>']
+        dropped = left_out_words(pair.left_out)
+        right = "".join(_chat_card(m, fresh) for m in pair.openai) or (
+            '<div class="ls-gap">nothing: Chat Completions has no place for these blocks</div>')
+        cells += [left, right + (f'<div class="ls-gap">{_e(dropped)}</div>' if dropped else "")]
     if stop_reason:
         said = finish_reason(stop_reason)
         cells += [f'<div class="ls-gap">the latest reply: stop_reason "{_e(stop_reason)}"</div>',
