@@ -178,3 +178,35 @@ def test_the_chat_completions_view_names_what_it_leaves_out_and_its_cards_show_t
     assert "left out: thinking (Chat Completions has no thinking blocks to send back)" in pairs
     cards = re.findall(r'<div class="ls-oa[^"]*"><span class="ls-oa-role">(\w+)</span><pre>(.*?)</pre>', pairs, re.S)
     assert cards and all(f"&quot;role&quot;: &quot;{role}&quot;" in body for role, body in cards)
+
+
+# ---- point 17: the SDK's import does not stop the page --------------------------------------------------------
+
+IMPORTED_AHEAD = """
+import sys, time
+from streamlit.testing.v1 import AppTest
+assert "anthropic" not in sys.modules, "imported before the page ran"
+at = AppTest.from_file(sys.argv[1], default_timeout=30).run()
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline and not hasattr(sys.modules.get("anthropic"), "OverloadedError"):
+    time.sleep(0.05)  # no Step, no click: the page itself imports it, in the background
+print("imported" if hasattr(sys.modules.get("anthropic"), "OverloadedError") else "not imported")
+at.selectbox(key="script").set_value("overloaded_529").run()
+next(b for b in at.button if b.label == "Step").click().run()
+next(b for b in at.button if b.label == "Step").click().run()
+print(at.session_state["run"].records[-1].error)
+"""
+
+
+def test_the_page_imports_the_sdk_in_the_background_before_a_step_needs_it(tmp_path):
+    """A fresh process, as a server starts: the first page run leaves the import going on in the background."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("ANTHROPIC_API_KEY", None)
+    done = subprocess.run([sys.executable, "-c", IMPORTED_AHEAD, str(ROOT / "sandbox_app.py")], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["imported", "529 overloaded_error: Overloaded"]

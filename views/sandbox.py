@@ -135,6 +135,9 @@ def upload_key() -> str:
 
 def model_for_this_run(live: Any, send_anyway: bool = False) -> Model | None:
     """The run's FakeModel or ToyModel, or a real model streaming into `live`; None (with a message) if it cannot be."""
+    if view.sdk_importing():  # only in the first second or so after the server started
+        with st.spinner("Loading the anthropic SDK (once, as the server starts)…"):
+            view.wait_for_sdk()
     if ss.run_model == "Fake":
         return ss.fake
     if ss.run_model == "Toy":
@@ -367,3 +370,4 @@ def sandbox_view() -> None:
 
 start_session()
 sandbox_view()
+view.import_sdk_ahead()  # after the page is drawn: the first request that needs the SDK finds it imported

@@ -8,7 +8,10 @@ outcome said in words? Everything here reads a `RunState` and never changes it.
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -322,3 +325,32 @@ def find_api_key(field: str, environ: Mapping[str, str], secrets: Any) -> tuple[
         return str(secrets["ANTHROPIC_API_KEY"]), "st.secrets"
     except Exception:  # no secrets file, or no key in it
         return "", ""
+
+
+# The anthropic SDK takes about a second to import on an idle machine, and several on a busy one
+# (bench/sdk_first_use.py measures it). A script's error entry, the 529 and timeout faults and the real model
+# all need it; imported in the background as the page first opens, none of them stops the page for it.
+_sdk_import: threading.Thread | None = None
+
+
+def import_sdk_ahead() -> threading.Thread | None:
+    """Start importing the anthropic SDK in a thread of its own, once a process; the thread, or None if the SDK
+    was imported before any was needed."""
+    global _sdk_import
+    if _sdk_import is None and "anthropic" not in sys.modules:
+        _sdk_import = threading.Thread(target=importlib.import_module, args=("anthropic",), daemon=True,
+                                       name="import-anthropic")
+        _sdk_import.start()
+    return _sdk_import
+
+
+def sdk_importing() -> bool:
+    """Whether the background import of the SDK is still going on."""
+    return _sdk_import is not None and _sdk_import.is_alive()
+
+
+def wait_for_sdk(timeout: float | None = None) -> None:
+    """Until the background import has finished: a step needing the SDK then finds it whole, and no two
+    threads import it at once."""
+    if _sdk_import is not None:
+        _sdk_import.join(timeout)
