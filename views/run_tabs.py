@@ -139,8 +139,7 @@ def loop_view(shown: RunState, turn: int) -> None:
     st.caption(f"The lesson's `run_agent` (examples/correct_loop.py), with the lines {where} went through lit and "
                "the values they saw beside them. Below it, the same turn round the loop's cycle.")
     st.html(source_html(lesson_source(record, shown.result if ended else None)))
-    with st.container(border=False, key="loop_diagram_box"):  # scrolls sideways rather than shrink
-        st.graphviz_chart(loop_diagram(record.branch if record else None))
+    st.graphviz_chart(loop_diagram(record.branch if record else None))  # scrolls sideways rather than shrink
 
 
 def messages_view(shown: RunState, turn: int) -> None:
