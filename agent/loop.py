@@ -73,6 +73,11 @@ class TurnRecord:
         return self.branch != "model_error"
 
     @property
+    def messages_sent(self) -> int:
+        """How many messages the request carried: the whole array (`sent`), or over a thread only the new ones."""
+        return self.sent - self.sent_from
+
+    @property
     def usage(self) -> dict[str, int]:
         return dict((self.reply or {}).get("usage") or {})
 
@@ -311,13 +316,17 @@ def run_agent(task: str, model: Model, tool_names: list[str] | None = None, syst
     return run_to_end(state, model)
 
 
-def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, returned: bool = True) -> list[str]:
+def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, returned: bool = True,
+                  readable: bool = False) -> list[str]:
     """What the lesson's exercise prints for this run so far: the calls, the result, the request sizes.
 
     `returned=False` is for a run that goes on after a failed attempt (the page's): the loop has not
     returned, so there is no `result:` line for the failure, only the failed attempt's own line.
     `notes` (by index into `state.records`) are words to show beside a record's lines, e.g. the page
     marking a fault it injected; without them the lines are exactly the exercise's.
+    `readable=True` is the page's console, for a person rather than for comparing with the exercise:
+    non-ASCII input shown as itself (not `\\u00e9`), a run with no turn yet saying so, and a run over a
+    message thread saying what the whole array would have been beside what was sent.
     """
     lines, notes = [], notes or {}
     for index, record in enumerate(state.records):
@@ -327,7 +336,8 @@ def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, re
         if record.thread_lost:
             lines.append(f"turn {record.turn}: the thread could not be continued ({record.thread_lost}): "
                          f"sent the whole array, {record.sent} messages, under a new thread")
-        lines.extend(f"turn {record.turn}: {run.name} {json.dumps(run.input, sort_keys=True)} -> {run.content}"
+        lines.extend(f"turn {record.turn}: {run.name} "
+                     f"{json.dumps(run.input, sort_keys=True, ensure_ascii=not readable)} -> {run.content}"
                      for run in record.tool_runs)
         if index in notes:
             if len(lines) == said:  # a turn that printed nothing of its own (it ended the run) says it by itself
@@ -337,5 +347,11 @@ def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, re
         lines.append(f"result: {state.result}")
     elif state.error and returned:
         lines.append(f"result: model error: {state.error}")
-    lines.append("messages sent each turn: " + ", ".join(str(r.sent - r.sent_from) for r in state.records if r.counted))
+    counted = [r for r in state.records if r.counted]
+    sizes = ", ".join(str(r.messages_sent) for r in counted)
+    if readable and not counted:
+        sizes = "none yet (no turn has gone through)"
+    elif readable and any(r.thread is not None for r in counted):
+        sizes += f" over a message thread (the whole array each turn: {', '.join(str(r.sent) for r in counted)})"
+    lines.append(f"messages sent each turn: {sizes}")
     return lines

@@ -19,7 +19,7 @@ Nothing here calls any service; the translation is for reading.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent.summary import result_text
@@ -73,10 +73,47 @@ def _user(content: Any) -> list[dict[str, Any]]:
 
 def translate_message(message: dict[str, Any]) -> list[dict[str, Any]]:
     """One Messages API message as the Chat Completions messages that carry the same (a user message of N
-    results becomes N `tool` messages; thinking blocks have no place there and are left out)."""
+    results becomes N `tool` messages); what has no place there is left out, and `left_out` names it."""
     if message.get("role") == "assistant":
         return [_assistant(message.get("content"))]
     return _user(message.get("content"))
+
+
+# The blocks each role's translation carries; any other is left out, and said to be.
+CARRIED = {"assistant": ("text", "tool_use"), "user": ("text", "tool_result")}
+LEFT_OUT_WHY = {
+    "thinking": "Chat Completions has no thinking blocks to send back",
+    "redacted_thinking": "Chat Completions has no thinking blocks to send back",
+    "image": "this translation carries text only (Chat Completions takes an image as an `image_url` part)",
+    "document": "this translation carries text only (Chat Completions takes a file as a `file` part)",
+}
+
+
+def left_out(message: dict[str, Any]) -> list[str]:
+    """The blocks of a message that its translation leaves out, by type, in order, each once: `thinking`,
+    `image`, `document`, ..., and a result's own non-text blocks as e.g. `image in a tool_result`."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    carried = CARRIED.get(str(message.get("role")), ())
+    kinds = []
+    for block in content:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind not in carried:
+            kinds.append(str(kind))
+        elif kind == "tool_result" and isinstance(block.get("content"), list):
+            kinds += [f"{part.get('type') if isinstance(part, dict) else None} in a tool_result"
+                      for part in block["content"] if not (isinstance(part, dict) and part.get("type") == "text")]
+    return list(dict.fromkeys(kinds))
+
+
+def left_out_words(kinds: list[str]) -> str:
+    """What a message's translation leaves out, and why, in one line; empty when it leaves out nothing."""
+    if not kinds:
+        return ""
+    reasons = [LEFT_OUT_WHY.get(kind.split(" ")[0], "this translation carries only text, tool calls and results")
+               for kind in kinds]
+    return f"left out: {', '.join(kinds)} ({'; '.join(dict.fromkeys(reasons))})"
 
 
 @dataclass(frozen=True)
@@ -89,12 +126,14 @@ class Pair:
     """The message as sent to the Messages API (None for the system prompt's row)."""
     openai: list[dict[str, Any]]
     """The Chat Completions messages that carry the same."""
+    left_out: list[str] = field(default_factory=list)
+    """The blocks of the message that Chat Completions' messages do not carry (`left_out`)."""
 
 
 def side_by_side(messages: list[dict[str, Any]], system: str = "") -> list[Pair]:
     """The conversation row by row: the system prompt's message (if any), then each message and its translation."""
     rows = [Pair(None, None, [{"role": "system", "content": system}])] if system else []
-    return rows + [Pair(i, m, translate_message(m)) for i, m in enumerate(messages)]
+    return rows + [Pair(i, m, translate_message(m), left_out(m)) for i, m in enumerate(messages)]
 
 
 def chat_messages(messages: list[dict[str, Any]], system: str = "") -> list[dict[str, Any]]:

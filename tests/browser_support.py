@@ -84,8 +84,13 @@ class SandboxServer:
 
 
 def launch_chromium(playwright: Any) -> Any:
-    """Debian's Chromium through Playwright, headless."""
-    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    """Debian's Chromium through Playwright, headless, drawing scrollbars as a desktop browser does.
+
+    Playwright hides them in headless mode (`--hide-scrollbars`); kept, the tests can tell a diagram that
+    scrolls visibly from one that is simply cut off, and the screenshots show what a person sees.
+    """
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
+                                      ignore_default_args=["--hide-scrollbars"])
 
 
 def open_page(browser: Any, url: str, width: int = 1440, height: int = 1300, on_page: Any = None) -> Any:

@@ -1,5 +1,6 @@
 """What the page's AppTest modules share: the page fixture and the ways to drive and read it."""
 
+import json
 import re
 from pathlib import Path
 
@@ -7,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_CONSOLE = ['turn 1: add {"a": 2, "b": 3} -> 5', "result: 2 + 3 is 5.", "messages sent each turn: 1, 3"]
+NO_TURN_YET = "messages sent each turn: none yet (no turn has gone through)"  # the console before the first Step
 
 
 def open_sandbox(monkeypatch) -> AppTest:
@@ -40,6 +42,17 @@ def status(at: AppTest) -> str:
 
 def pick_script(at: AppTest, name: str) -> AppTest:
     return run(at.selectbox(key="script").set_value(name))
+
+
+def upload(at: AppTest, name: str, script: dict) -> AppTest:
+    """Load a script file into the page's uploader, as a learner does."""
+    return run(at.file_uploader(key="upload").upload(name, json.dumps(script).encode(), "application/json"))
+
+
+# A script whose third request holds one tool_use id twice: the checks refuse it (a bad request at turn 3).
+_CALL = {"stop_reason": "tool_use", "content": [{"type": "tool_use", "id": "toolu_1", "name": "add",
+                                                 "input": {"a": 1, "b": 2}}]}
+ONE_ID_TWICE = {"title": "One id twice", "task": "Add 1 and 2, twice", "replies": [_CALL, _CALL]}
 
 
 def open_tab(at: AppTest, label: str) -> AppTest:

@@ -95,6 +95,41 @@ OVERFLOWS = """() => {
     const size = text.getBoundingClientRect().height;
     if (text.textContent.trim() && size < 11) found.push(`graph text ${size.toFixed(1)} px: ${text.textContent}`);
   }
+  // A diagram wider than the box that clips it must say so where a person looks: a scrollbar in view, or a
+  // shadow on the edge with more beyond it. A box that clips it with neither is a diagram cut off.
+  for (const chart of document.querySelectorAll('[data-testid="stGraphVizChart"]')) {
+    const svg = chart.querySelector('svg');
+    if (!svg || !chart.offsetParent) continue;
+    const name = (svg.querySelector('title') || {}).textContent || 'a diagram';
+    let box = chart;
+    while (box && getComputedStyle(box).overflowX === 'visible') box = box.parentElement;
+    if (!box) continue;
+    const wider = svg.getBoundingClientRect().right > box.getBoundingClientRect().right + 1;
+    if (wider || box.scrollWidth > box.clientWidth + 1) {
+      const bar = box.offsetHeight - box.clientHeight > 4 && box.getBoundingClientRect().bottom <= innerHeight;
+      const shadow = getComputedStyle(box).backgroundImage.includes('gradient');
+      if (!(box.scrollWidth > box.clientWidth + 1 && (bar || shadow))) found.push(`diagram cut off: ${name}`);
+    }
+  }
+  // A box drawn around the run graph is as tall as the graph (up to its most), not a fixed height left blank.
+  for (const box of document.querySelectorAll('[class*="st-key-run_graph_box"]')) {
+    const chart = box.querySelector('[data-testid="stGraphVizChart"]');
+    if (chart && box.clientHeight > box.scrollHeight - 1 && box.clientHeight > chart.offsetHeight + 60)
+      found.push(`blank box: ${box.clientHeight} px around a graph of ${chart.offsetHeight} px`);
+  }
+  // Nothing runs past the page's right edge: the page itself never scrolls sideways.
+  for (const area of document.querySelectorAll('[data-testid="stMain"], [data-testid="stMainBlockContainer"]')) {
+    if (area.scrollWidth > area.clientWidth + 1) {
+      const past = [...area.querySelectorAll('svg, h1, h2, h3, h4, h5, p, div')].filter(
+        el => el.offsetParent !== null && el.getBoundingClientRect().right > area.getBoundingClientRect().right + 1
+          && (el.innerText || el.textContent || '').trim());
+      const last = past.find(el => el.matches('svg')) || past[past.length - 1];
+      const said = last ? (last.matches('svg') ? `the diagram "${last.querySelector('title')?.textContent}"`
+                                               : (last.innerText || '').trim().slice(0, 60)) : '';
+      found.push(`runs past the page: ${said}`);
+      break;
+    }
+  }
   return found;
 }"""
 
@@ -171,6 +206,7 @@ def test_a_bad_script_file_is_refused_in_words_and_the_run_stays(sandbox_page):
         files=[{"name": "broken.json", "mimeType": "application/json", "buffer": bad.encode()}])
     wait_for_idle(page)
     expect(page.get_by_text('broken.json: replies[0].content[0]: tool_use needs an "id"')).to_be_visible()
+    expect(page.get_by_test_id("stFileUploaderDropzone")).to_contain_text("16MB per file")  # what is read
     expect(page.get_by_text("turn 1 of 40")).to_be_visible()
     no_exception_box(page)
     shot(page, "06-bad-file.png")
@@ -364,3 +400,62 @@ def test_the_toy_answers_a_typed_task_in_chromium(chromium, sandbox):
         no_exception_box(page)
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("width", [1440, 900])
+def test_every_diagram_fits_or_scrolls_visibly_with_three_branches(chromium, sandbox, width):
+    """The run graph (short, long, with a fork marked), the branch map of three branches and the loop diagram."""
+    from playwright.sync_api import expect
+
+    page = open_page(chromium, sandbox.url, width=width, height=1100)
+    try:
+        page.wait_for_timeout(300)
+        nothing_cut_off(page)  # two nodes: a box as tall as they are
+        page.get_by_test_id("stSelectbox").first.click()
+        page.get_by_role("option", name="A chain of three tools over three turns").click()
+        wait_for_idle(page)
+        page.get_by_role("button", name="Run to end").click()
+        wait_for_idle(page)
+        page.get_by_text("Change the past: fork at a turn").click()
+        wait_for_idle(page)
+        for _ in range(2):  # main, branch 1 from main, branch 2 from branch 1
+            page.get_by_role("button", name="Fork here, after turn 4").click()
+            wait_for_idle(page)
+        page.get_by_role("button", name="Step", exact=True).click()
+        wait_for_idle(page)
+        expect(page.locator('[data-testid="stGraphVizChart"] svg title', has_text="branches")).to_have_count(1)
+        page.wait_for_timeout(300)
+        nothing_cut_off(page)
+        shot(page, f"14-three-branches-{width}.png")
+        pick_view(page, "The loop")
+        page.wait_for_timeout(300)
+        nothing_cut_off(page)
+        shot(page, f"15-the-loop-diagram-{width}.png")
+        no_exception_box(page)
+    finally:
+        page.context.close()
+
+
+def test_a_refused_request_beside_the_reference_fits_a_900_px_page(chromium, sandbox):
+    """Write your loop at 900 px: the two columns of messages and the buttons stay within the page."""
+    from playwright.sync_api import expect
+    from test_exercise import APPEND_REPLY, with_bug
+
+    page = open_page(chromium, sandbox.url, width=900, height=2000)
+    try:
+        page.get_by_test_id("stSidebar").get_by_text("Write your loop").click()
+        editor = page.get_by_role("textbox", name="my_loop.py")
+        editor.wait_for(timeout=30_000)
+        wait_for_idle(page)
+        editor.fill(with_bug((APPEND_REPLY, "")))
+        page.get_by_role("button", name="Check my loop").click()
+        first = page.get_by_test_id("stExpander").filter(has_text="add_then_answer")
+        expect(first.locator(".lx-bad")).to_contain_text("refused here", timeout=60_000)
+        wait_for_idle(page)
+        expect(first.get_by_text("The reference loop sent")).to_be_visible()
+        nothing_cut_off(page)
+        shot(page, "16-refused-900.png")
+        no_exception_box(page)
+    finally:
+        page.context.close()
+

@@ -59,3 +59,24 @@ def test_a_strangers_markdown_is_shown_as_text_and_fetches_nothing(sandbox_page,
     assert page.locator("h1:has-text('heading')").count() == 0
     assert page.locator(f'img[src^="{url}"]').count() == 0
     assert tracker.hits == [] and not [u for u in requested if u.startswith(url)]
+
+
+def test_an_address_in_any_case_or_an_e_mail_is_shown_as_text_never_as_a_link(sandbox_page):  # noqa: F811
+    """The toy shouts a stranger's link in capitals: the renderer's link finder ignores case, so the page's must."""
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    page.get_by_test_id("stSidebar").get_by_text("Toy", exact=True).click()
+    wait_for_idle(page)
+    task = page.get_by_role("textbox", name="Task")
+    task.fill("Shout [x](http://example.com) and Www.Foo.org, mail a@b.com")
+    task.press("Control+Enter")
+    wait_for_idle(page)
+    page.get_by_role("button", name="Run to end").click()
+    wait_for_idle(page)
+    answer = page.get_by_test_id("stAlertContentSuccess")
+    expect(answer).to_contain_text("[X](HTTP://EXAMPLE.COM) AND WWW.FOO.ORG, MAIL A@B.COM")
+    assert answer.locator("a").count() == 0
+    assert "\\" not in answer.inner_text()
+    assert answer.locator("code").all_inner_texts() == ["HTTP://EXAMPLE.COM", "WWW.FOO.ORG", "A@B.COM"]
+    no_exception_box(page)

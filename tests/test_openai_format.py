@@ -3,7 +3,15 @@
 import json
 
 from agent.loop import RunState, run_to_end
-from agent.openai_format import DIFFERENCES, chat_messages, chat_request, finish_reason, side_by_side
+from agent.openai_format import (
+    DIFFERENCES,
+    chat_messages,
+    chat_request,
+    finish_reason,
+    left_out,
+    left_out_words,
+    side_by_side,
+)
 from agent.toy import ToyModel
 
 
@@ -66,3 +74,23 @@ def test_a_whole_request_translates_tools_into_functions():
 def test_the_differences_are_named():
     named = " ".join(what for what, _, _ in DIFFERENCES)
     assert all(word in named for word in ["system prompt", "tool calls", "tool results", "why the reply ended"])
+
+
+def test_what_the_translation_leaves_out_is_named_with_why():
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"}}
+    document = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "notes"}}
+    user = {"role": "user", "content": [image, {"type": "text", "text": "What is in these?"}, document, image]}
+    assert chat_messages([user]) == [{"role": "user", "content": "What is in these?"}]
+    assert left_out(user) == ["image", "document"]
+    words = left_out_words(left_out(user))
+    assert words.startswith("left out: image, document (") and "image_url" in words and "`file`" in words
+    thought = {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "s"},
+                                                {"type": "redacted_thinking", "data": "x"},
+                                                {"type": "text", "text": "5"}]}
+    assert left_out(thought) == ["thinking", "redacted_thinking"] and "no thinking blocks" in left_out_words(
+        left_out(thought))
+    results = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [
+        {"type": "text", "text": "a chart:"}, image]}]}
+    assert left_out(results) == ["image in a tool_result"]
+    plain = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "yo"}]}]
+    assert [pair.left_out for pair in side_by_side(plain)] == [[], []] and left_out_words([]) == ""

@@ -4,6 +4,8 @@ import json
 
 import pytest
 from page_support import (
+    NO_TURN_YET,
+    ONE_ID_TWICE,
     REFERENCE_CONSOLE,
     ROOT,
     choose_real,
@@ -18,6 +20,7 @@ from page_support import (
     run_graph_dot,
     status,
     texts,
+    upload,
     walk,
 )
 from streamlit.testing.v1 import AppTest
@@ -38,7 +41,7 @@ def test_the_page_opens_on_the_reference_script_with_the_fake_model(at):
     assert "It does not read the task" in texts(at.caption)
     assert at.multiselect(key="tools").value == ["add", "word_count"]
     assert status(at).startswith("turn 0 of 40")
-    assert console(at) == ["messages sent each turn: "]
+    assert console(at) == [NO_TURN_YET]
     assert "next Step" in run_graph_dot(at)
 
 
@@ -68,7 +71,7 @@ def test_run_to_end_and_reset(at):
     click(at, "Run to end")
     assert console(at) == REFERENCE_CONSOLE
     click(at, "Reset")
-    assert console(at) == ["messages sent each turn: "]
+    assert console(at) == [NO_TURN_YET]
     assert status(at).startswith("turn 0 of 40")
     click(at, "Run to end")  # the same settings, the script from its start
     assert console(at) == REFERENCE_CONSOLE
@@ -241,8 +244,9 @@ def test_the_loop_view_lights_the_lessons_lines_with_the_values_they_saw(at):
 
 
 def test_the_loop_view_shows_a_refused_request_at_the_call_that_raised(at):
-    run(at.text_area(key="task").input(""))
-    click(at, "Step")
+    upload(at, "twice.json", ONE_ID_TWICE)
+    click(at, "Run to end")
+    assert at.session_state["run"].records[-1].branch == "bad_request"
     open_tab(at, "The loop")
     lit = "\n".join(lit_lines(lesson_code(at)))
     assert "model.create(messages)" in lit and "raised: the request was refused" in lit
@@ -315,7 +319,7 @@ def test_two_sessions_are_two_sandboxes(monkeypatch):
     first = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
     second = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
     click(first, "Run to end")
-    assert console(second) == ["messages sent each turn: "]
+    assert console(second) == [NO_TURN_YET]
 
 
 # ---- the real model, through the real anthropic SDK over HTTP, against the local stand-in server

@@ -3,6 +3,7 @@ or a part of the lesson it did not show (the toy model, the other wire format). 
 
 import pytest
 from page_support import (
+    ONE_ID_TWICE,
     choose_real,
     click,
     console,
@@ -12,6 +13,7 @@ from page_support import (
     run,
     run_graph_dot,
     texts,
+    upload,
     walk,
 )
 from streamlit.testing.v1 import AppTest
@@ -109,9 +111,9 @@ def test_the_script_list_starts_with_the_lessons_run_and_reads_as_titles(at):
     assert "**Add two numbers, then answer**" in texts(at.caption)  # the whole title, however long
 
 
-def test_an_empty_task_says_its_refusal_once(at):
-    run(at.text_area(key="task").input(""))
-    click(at, "Step")
+def test_a_refused_request_is_said_once(at):
+    upload(at, "twice.json", ONE_ID_TWICE)
+    click(at, "Run to end")
     refusal = at.session_state["run"].records[-1].error
     said = [e.value.replace("\\", "") for e in at.error] + [m.value.replace("\\", "") for m in at.markdown]
     assert len(at.error) == 1 and sum(refusal in text for text in said) == 1

@@ -66,12 +66,11 @@ def test_the_pages_byte_figures_are_the_bodies_that_went_over_the_wire():
     for (body, _, _), record in zip(heard, state.records, strict=True):
         shown = view.request_sent(state, record, model.model)
         assert shown == as_the_page_shows(body)  # the request the page shows is the one received, field for field
-        sent = int(re.search(r"this turn sent ([\d,]+) bytes", view.thread_note(state, record))[1].replace(",", ""))
-        nameless = {key: value for key, value in shown.items() if key != "model"}
-        # The note measures that body as the page's JSON writes it (with or without the model's name: the page's
-        # counters are being made to agree on one), never another request's.
-        assert sent in (view.request_size(shown), view.request_size(nameless))
-    whole = [int(re.search(r"would have been ([\d,]+) bytes", view.thread_note(state, r))[1].replace(",", ""))
+        note = view.thread_note(view.sent_by_turn(state, record, model.model))
+        sent = int(re.search(r"this turn sent \d+ messages?, ([\d,]+) bytes", note)[1].replace(",", ""))
+        assert sent == view.request_size(shown)  # the note measures that very body, as the page's JSON writes it
+    whole = [int(re.search(r"would have been \d+ messages?, ([\d,]+) bytes",
+                           view.thread_note(view.sent_by_turn(state, r, model.model)))[1].replace(",", ""))
              for r in state.records]
     sent = [view.request_size(as_the_page_shows(body)) for body, _, _ in heard]
     assert whole == sorted(whole) and sent[-1] < whole[-1] / 2  # the whole array grows; the thread's turn does not
@@ -99,7 +98,8 @@ def test_a_thread_the_stand_in_forgot_falls_back_to_the_whole_array_for_that_tur
     said = [line for line in console_lines(state) if "could not be continued" in line]
     assert said == [f"turn 2: the thread could not be continued ({lost.thread_lost}): sent the whole array, "
                     "3 messages, under a new thread"]
-    assert view.thread_note(state, lost).startswith("The thread could not be continued (404 not_found_error: ")
+    assert view.thread_note(view.sent_by_turn(state, lost)).startswith(
+        "The thread could not be continued (404 not_found_error: ")
     assert console_lines(state)[-1] == "messages sent each turn: 1, 3, 1"
 
 

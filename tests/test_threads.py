@@ -74,11 +74,11 @@ def test_the_command_line_run_prints_the_bytes_both_ways(capsys):
 def test_the_page_says_a_threaded_turns_bytes_against_the_whole_arrays():
     state, model = fake_run(*two_turns(), threads=True)
     run_to_end(state, model)
-    note = view.thread_note(state, state.records[1])
+    note = view.thread_note(view.sent_by_turn(state, state.records[1]))
     assert note.startswith("Over a message thread (continue): this turn sent ") and "the whole array" in note
     plain, model = fake_run(*two_turns())
     run_to_end(plain, model)
-    assert view.thread_note(plain, plain.records[1]) is None
+    assert view.thread_note(view.sent_by_turn(plain, plain.records[1])) is None
 
 
 def test_a_run_state_with_threads_writes_to_json_and_back():

@@ -236,6 +236,11 @@ def test_a_web_address_in_a_message_is_shown_as_code_not_a_broken_link():
     assert "127\\." not in said
 
 
+def test_an_address_in_capitals_or_an_e_mail_is_code_too():
+    said = safe_text.md_escape("SHOUT [X](HTTP://EXAMPLE.COM) AND WWW.FOO.ORG, MAIL A@B.COM.")
+    assert said == "SHOUT \\[X\\]\\(`HTTP://EXAMPLE.COM`\\) AND `WWW.FOO.ORG`, MAIL `A@B.COM`\\."
+
+
 def test_settings_of_a_run_are_what_it_started_with():
     state = RunState("t", system="s", tool_names=["add"], max_turns=3, max_tokens=99)
     assert view.settings_of(state) == {"task": "t", "system": "s", "tool_names": ["add"], "max_turns": 3,

@@ -60,7 +60,8 @@ def console(shown: RunState) -> list[str]:
     """The console, with what was injected, edited or written by hand said beside it (a hook of `run_tabs`)."""
     current = ss.get("tree")
     marked = current is not None and current.branch.state is ss.run and current.branch.marks
-    return console_lines(shown, returned=False, notes=console_notes(current.branch) if marked else None)
+    return console_lines(shown, returned=False, notes=console_notes(current.branch) if marked else None,
+                         readable=True)
 
 
 def show_branch(current: RunTree, name: str) -> None:

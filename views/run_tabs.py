@@ -18,7 +18,7 @@ from agent.page import view
 from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
 from agent.page.lesson_loop import lesson_source, shown_record
-from agent.page.safe_text import CODE_CHARS, as_code, as_text, clip_text
+from agent.page.safe_text import CODE_CHARS, as_code, as_sentence, clip_text
 from agent.real import record_script
 from agent.scripts import ScriptError
 from agent.summary import message_line
@@ -82,13 +82,13 @@ def turn_details(run: RunState, turn: int) -> None:
         st.html(message_html(run.messages[0], 0))
         return
     for attempt in view.failed_attempts(run, turn):
-        st.error(f"Attempt at turn {turn} failed first: {shown_text(attempt.error)}. It was not counted; the next Step "
-                 "tried again.", icon=":material/replay:")
+        st.error(f"Attempt at turn {turn} failed first: {as_sentence(attempt.error, api_key()[0])} It was not counted; "
+                 "the next Step tried again.", icon=":material/replay:")
     request = view.request_sent(run, record, model_name())
-    st.markdown(f"{heading}**Turn {turn} sent** {record.sent} message{'s' if record.sent != 1 else ''} · "
-                f"{view.request_size(request):,} bytes · max_tokens {request['max_tokens']} · tools: "
-                f"{', '.join(run.tool_names) or 'none'}")
-    if (note := view.thread_note(run, record)) is not None:
+    sent = view.sent_by_turn(run, record, model_name())
+    st.markdown(f"{heading}**Turn {turn} sent** {sent.words} · {sent.bytes:,} bytes · max_tokens "
+                f"{request['max_tokens']} · tools: {', '.join(run.tool_names) or 'none'}")
+    if (note := view.thread_note(sent)) is not None:
         st.caption(note)
     show_json_lazily("The exact request (JSON)", request, f"request{turn}")
     if record.reply is None:  # the run's outcome above says why, in full: not twice
@@ -119,11 +119,6 @@ def api_key() -> tuple[str, str]:
     return view.find_api_key(ss.get("api_key", ""), os.environ, st.secrets)
 
 
-def shown_text(value: Any) -> str:
-    """A string from a script, a model or a tool, as markdown showing it as text, the key blanked."""
-    return as_text(value, api_key()[0])
-
-
 def show_json_lazily(label: str, value: Any, key: str) -> None:
     box = st.expander(label, key=f"json_{key}", on_change="rerun")
     if box.open:
@@ -144,14 +139,15 @@ def loop_view(shown: RunState, turn: int) -> None:
     st.caption(f"The lesson's `run_agent` (examples/correct_loop.py), with the lines {where} went through lit and "
                "the values they saw beside them. Below it, the same turn round the loop's cycle.")
     st.html(source_html(lesson_source(record, shown.result if ended else None)))
-    with st.container(border=False, key="loop_diagram_box"):  # scrolls sideways rather than shrink
-        st.graphviz_chart(loop_diagram(record.branch if record else None))
+    st.graphviz_chart(loop_diagram(record.branch if record else None))  # scrolls sideways rather than shrink
 
 
 def messages_view(shown: RunState, turn: int) -> None:
     messages = shown.messages
     new = view.added_by_turn(shown, turn)
-    after = ("This is where the run ended." if shown.done else "The next request sends this whole array.")
+    threaded = any(r.thread is not None for r in shown.records)  # the model holds the thread: not the whole array
+    after = ("This is where the run ended." if shown.done else "The next request sends only the messages after the "
+             "last reply, over its message thread." if threaded else "The next request sends this whole array.")
     st.caption(f"{len(messages)} messages after turn {turn}; the ones turn {turn} added are marked. {after}")
     if st.toggle("Beside it: the same conversation as OpenAI's Chat Completions would carry it", key="openai_side"):
         chat_completions_view(shown, new)
@@ -188,7 +184,7 @@ def export_view(run: RunState) -> None:
     try:
         script = json.dumps(record_script(run, about=recorded_about(run)).to_dict(), indent=2) + "\n"
     except ScriptError as exc:  # e.g. no reply yet: nothing to replay
-        st.caption(f"The run as a FakeModel script: {shown_text(exc)}.")
+        st.caption(f"The run as a FakeModel script: {as_sentence(exc, api_key()[0])}")
         return
     st.download_button("This run as a FakeModel script (JSON): replays it offline, without the key", script,
                        file_name="recorded-run.json", mime="application/json", on_click="ignore",

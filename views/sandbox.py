@@ -25,6 +25,7 @@ from agent.scripts import Script, ScriptError, parse_script_text
 from agent.summary import clip
 from agent.tools import TOOLS
 from agent.toy import CAN_DO, EXAMPLE_TASKS, ToyModel
+from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past
 from views.run_tabs import VIEWS, api_key, export_view, loop_view, messages_view, run_view
 
@@ -32,6 +33,10 @@ ss = st.session_state
 MODELS = {"Fake": "Script", "Toy": "Toy", "Real": "Real"}  # the Model switch: its values and what it says
 MAX_TURNS_ON_PAGE = 500  # the Turn limit field's maximum
 LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest characters, not all of a huge one
+SETTINGS_CHANGED_MID_RUN = ("The settings changed since this run started. Reset starts a run with them; Step "
+                            "carries on with the old ones.")
+SETTINGS_CHANGED_AFTER_END = ("The settings changed since this run finished. Step (or Run to end) starts a new run "
+                              "with them.")
 LIVE_PREVIEW_EVERY = 0.1  # seconds between redraws of the preview: a long reply arrives in many small events
 builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared by every session
 
@@ -71,6 +76,7 @@ def settings_changed() -> bool:
 
 
 def on_script_picked() -> None:
+    ss.load_error = None  # it named the script that was playing then: with another picked, it is no longer true
     put_script_in_controls(scripts()[ss.script])
     start_run()
 
@@ -130,6 +136,9 @@ def upload_key() -> str:
 
 def model_for_this_run(live: Any, send_anyway: bool = False) -> Model | None:
     """The run's FakeModel or ToyModel, or a real model streaming into `live`; None (with a message) if it cannot be."""
+    if view.sdk_importing():  # only in the first second or so after the server started
+        with st.spinner("Loading the anthropic SDK (once, as the server starts)…"):
+            view.wait_for_sdk()
     if ss.run_model == "Fake":
         return ss.fake
     if ss.run_model == "Toy":
@@ -161,9 +170,14 @@ def model_for_this_run(live: Any, send_anyway: bool = False) -> Model | None:
 
 
 def take_step(live: Any, to_the_end: bool = False, send_anyway: bool = False) -> None:
+    if ss.run.done and settings_changed():
+        start_run()  # a finished run has nothing to carry on: a new task (or new settings) is a new run
+    if not ss.run.records and not str(ss.run.messages[0]["content"]).strip():
+        ss.flash = ("warning", "The task is empty: type what the agent should do in the Task box, then Step.")
+        return  # an empty first message is a request the API refuses: ask for the task instead
     if ss.run.done:
         ss.flash = ("info", f"The loop has finished ({as_text(ss.run.result, api_key()[0])}). There is nothing left "
-                            "to step: Reset starts it again.")
+                            "to step: Reset starts it again, and a new task typed above starts with the next Step.")
         return
     model = model_for_this_run(live, send_anyway)
     if model is None:
@@ -203,6 +217,8 @@ def sidebar() -> None:
         st.multiselect("Tools", list(TOOLS), key="tools", help="The tools this agent is given. A call to any "
                        "other tool comes back to the model as an error result.")
         st.number_input("Turn limit", min_value=1, max_value=MAX_TURNS_ON_PAGE, step=1, key="max_turns")
+        if ss.model_choice == "Fake" and (note := view.turn_limit_note(scripts()[ss.script], int(ss.max_turns))):
+            st.warning(note, icon=":material/warning:")
         st.number_input("max_tokens", min_value=1, max_value=128_000, step=256, key="max_tokens",
                         help="The most tokens one reply may have.")
         if ss.model_choice == "Fake":
@@ -220,6 +236,7 @@ def script_settings() -> None:
     picked = available[ss.script]  # the title in full, as a long one is cut off in the box
     st.caption(f"**{as_text(picked.title)}**. {as_text(picked.about or '')}")
     st.file_uploader("Load a script", type=["json"], key=upload_key(), on_change=on_file_loaded,
+                     max_upload_size=MAX_FILE_BYTES // 2**20,  # the limit it says is the one a script is read to
                      help="A FakeModel script file (JSON): see scripts/ for examples.")
     if ss.load_error:
         st.error(as_text(ss.load_error), icon=":material/error:")
@@ -289,8 +306,7 @@ def sandbox_main() -> None:
                 take_step(live, send_anyway=True)
                 st.rerun()  # draw the run as it now stands
         if settings_changed():
-            st.info("The settings changed since this run started. Reset starts a run with them; Step carries "
-                    "on with the old ones.", icon=":material/tune:")
+            st.info(SETTINGS_CHANGED_AFTER_END if run.done else SETTINGS_CHANGED_MID_RUN, icon=":material/tune:")
     with st.container():
         turn = look_back(run)
     shown = view.snapshot(run, turn)
@@ -361,3 +377,4 @@ def sandbox_view() -> None:
 
 start_session()
 sandbox_view()
+view.import_sdk_ahead()  # after the page is drawn: the first request that needs the SDK finds it imported

@@ -54,12 +54,12 @@ def write_loop_view() -> None:
     st.text_area("my_loop.py", key="loop_code", height=500, help="Tab indents and Shift+Tab takes an indent away "
                  "(on every selected line); press Esc, then Tab, to move on. Your code stays here while the page is "
                  "open, in this view and the other.")
-    check_at, download_at, reset_at, _ = st.columns([1.2, 1.5, 1.2, 3], vertical_alignment="center")
-    checked = check_at.button("Check my loop", type="primary", icon=":material/play_arrow:", disabled=not runner_on,
-                              width="stretch")
-    download_at.download_button("Download my_loop.py", ss.loop_code, file_name="my_loop.py", mime="text/x-python",
-                                on_click="ignore", icon=":material/download:", width="stretch")
-    with reset_at.popover("Start over", icon=":material/restart_alt:", width="stretch"):
+    # A row that wraps, each button as wide as its words: fixed columns cut them to "C." on a narrow page.
+    row = st.container(horizontal=True, vertical_alignment="center", key="loop_buttons")
+    checked = row.button("Check my loop", type="primary", icon=":material/play_arrow:", disabled=not runner_on)
+    row.download_button("Download my_loop.py", ss.loop_code, file_name="my_loop.py", mime="text/x-python",
+                        on_click="ignore", icon=":material/download:")
+    with row.popover("Start over", icon=":material/restart_alt:"):
         st.caption("This replaces your code with the starter. Download it first to keep it.")
         st.button("Replace my code with the starter", on_click=restore_starter)
     if checked and runner_on:

@@ -43,7 +43,8 @@ def branch_caption(tree: RunTree, name: str) -> str:
 
 def branch_map(tree: RunTree) -> graphviz.Digraph:
     """The tree of branches: one node a branch, an edge from its parent labelled with the turn it left after."""
-    graph = graphviz.Digraph("branches", graph_attr={"rankdir": "LR", "bgcolor": "transparent", "nodesep": "0.2"})
+    # Top to bottom: a chain of forks grows down the panel, not across it; only sibling branches stand side by side.
+    graph = graphviz.Digraph("branches", graph_attr={"rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.2"})
     graph.attr("node", shape="box", fontname=FONT, fontsize="12", fontcolor=INK, style="filled", margin="0.12,0.06")
     graph.attr("edge", fontname=FONT, fontsize="11", color=MUTED, fontcolor=MUTED, arrowsize="0.6")
     for number, branch in enumerate(tree.branches.values()):

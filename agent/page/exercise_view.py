@@ -29,7 +29,7 @@ EXERCISE_CSS = """
 .st-key-loop_code textarea {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px;
   line-height: 1.5; tab-size: 4; white-space: pre; overflow-wrap: normal; overflow-x: auto;
   background: #fbfcfd;}
-.lx-grid {display: grid; grid-template-columns: 1fr 1fr; gap: 0 18px; align-items: start;}
+.lx-grid {display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 0 18px; align-items: start;}
 .lx-head {font-size: .8rem; font-weight: 700; color: #52606d; padding: 2px 0 6px 0;}
 .lx-head span {font-weight: 400; color: #7b8794;}
 .lx-none {color: #9aa5b1; font-style: italic; font-size: .85rem; padding: 8px 0;}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import graphviz
 
 from agent.loop import RunState, TurnRecord
-from agent.page.view import failed_attempts, record_of_turn
+from agent.page.view import failed_attempts, record_of_turn, sent_words
 from agent.summary import clip, compact_json
 
 FONT = "Helvetica,Arial,sans-serif"
@@ -117,8 +117,8 @@ def run_graph(state: RunState, last_turns: int | None = None, next_step: bool = 
                 for tail in tails:
                     graph.edge(tail, ask, style="dashed")
             break
-        plural = "message" if record.sent == 1 else "messages"
-        _node(graph, ask, _label(f"ask {turn}", f"{record.sent} {plural} sent"), "ask")
+        said = sent_words(record.messages_sent, record.sent, record.thread is not None)
+        _node(graph, ask, _label(f"ask {turn}", f"{said[0]} sent", *said[1:]), "ask")
         retried = bool(failed_attempts(state, turn))
         for tail in tails:
             graph.edge(tail, ask, **({"label": "retry"} if retried else {}))

@@ -25,7 +25,7 @@ PAGE_CSS = """
   margin: 0 0 8px 0; background: #ffffff; font-size: 0.9rem;}
 .ls-msg.ls-assistant {border-left-color: #7950f2;}
 .ls-msg.ls-new {background: #fffbea; box-shadow: 0 0 0 1px #ffe066;}
-.ls-head {display: flex; gap: 8px; align-items: center; margin-bottom: 4px;}
+.ls-head {display: flex; flex-wrap: wrap; gap: 2px 8px; align-items: center; margin-bottom: 4px;}
 .ls-role {font-weight: 700; text-transform: uppercase; letter-spacing: .04em; font-size: .72rem; color: #4c6ef5;}
 .ls-assistant .ls-role {color: #7950f2;}
 .ls-index {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .75rem; color: #7b8794;}
@@ -38,7 +38,7 @@ PAGE_CSS = """
 .ls-kind.ls-tool_use {color: #5f3dc4; background: #f3f0ff;}
 .ls-kind.ls-tool_result {color: #2b8a3e; background: #ebfbee;}
 .ls-kind.ls-error {color: #c92a2a; background: #fff5f5;}
-.ls-body {white-space: pre-wrap; word-break: break-word; color: #1f2933;}
+.ls-body {white-space: pre-wrap; word-break: break-word; overflow-wrap: anywhere; min-width: 0; color: #1f2933;}
 .ls-body code {font-size: .8rem; background: #f8f9fa; padding: 1px 4px; border-radius: 4px;}
 .ls-quiet {color: #9aa5b1; font-style: italic;}
 .ls-code {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; line-height: 1.5;
@@ -59,17 +59,31 @@ PAGE_CSS = """
 .ls-oa pre {margin: 4px 0 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .78rem;}
 .ls-oa-role {font-weight: 700; text-transform: uppercase; letter-spacing: .04em; font-size: .72rem; color: #0b7a5d;}
 .ls-gap {color: #9aa5b1; font-style: italic; font-size: .8rem;}
-/* Graphs keep the size they were laid out at, and their box scrolls, rather than shrink to unreadable text. */
+/* A diagram keeps the size it was laid out at, its text at reading size, rather than shrink. One wider than its
+   column scrolls sideways in a box of its own, no wider than the diagram: a scrollbar always drawn, and a shadow
+   on each edge that has more beyond it (a scrollbar shown only while scrolling would give no sign of it). */
+[data-testid="stGraphVizChart"] {overflow-x: auto; overflow-y: hidden; max-width: 100%; width: fit-content;
+  scrollbar-width: auto; scrollbar-color: #9aa5b1 #f1f3f5;
+  background: linear-gradient(to right, #ffffff 30%, rgba(255, 255, 255, 0)) left / 32px 100% no-repeat local,
+    linear-gradient(to left, #ffffff 30%, rgba(255, 255, 255, 0)) right / 32px 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(31, 41, 51, .3), transparent) left / 14px 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(31, 41, 51, .3), transparent) right / 14px 100% no-repeat scroll;}
 [data-testid="stGraphVizChart"] svg {max-width: none !important;}
 [data-testid="stGraphVizChart"] svg text {font-size: 13px !important;}
-[class*="st-key-run_graph_box"], .st-key-loop_diagram_box {overflow: auto;}
-[class*="st-key-run_graph_box"] [data-testid="stVerticalBlock"],
-  .st-key-loop_diagram_box [data-testid="stVerticalBlock"] {width: max-content; min-width: 100%;}
+/* The run graph's box is as tall as the graph, up to the 640 px the page gives it (a box that follows the newest
+   turn needs a height), and scrolls beyond that: a short graph leaves no blank box under it. */
+[class*="st-key-run_graph_box"], :has(> [class*="st-key-run_graph_box"]) {height: auto !important;
+  flex: 0 1 auto !important; max-height: 640px;}
+/* The branch picker and the branch map wrap under each other when the panel is too narrow for both. */
+.st-key-change_the_past [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]
+  [data-testid="stGraphVizChart"]) {flex-wrap: wrap;}
+.st-key-change_the_past [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]
+  [data-testid="stGraphVizChart"]) > [data-testid="stColumn"] {min-width: min(100%, 300px);}
 /* Side-by-side columns of the views wrap under each other when the page is too narrow for both. */
 .st-key-view_area [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) {flex-wrap: wrap;}
 .st-key-view_area [data-testid="stColumn"] {min-width: min(100%, 340px);}
 /* Buttons keep their words on narrow screens: they wrap onto a new row instead of losing them. */
-.st-key-step_row button p {white-space: nowrap;}
+.st-key-step_row button p, .st-key-loop_buttons button p {white-space: nowrap;}
 .ls-kw {color: #cf222e;} .ls-str {color: #0a3069;} .ls-com {color: #6e7781; font-style: italic;}
 .ls-num {color: #0550ae;} .ls-def {color: #8250df; font-weight: 600;}
 </style>
@@ -196,9 +210,9 @@ def source_html(source: LoopSource, note: str = "") -> str:
 
 
 def _chat_card(message: dict[str, Any], new: bool) -> str:
-    shown = {k: v for k, v in message.items() if k != "role"}
+    """A Chat Completions message as a card: its role as a tag, and the whole message as JSON, `role` and all."""
     return (f'<div class="ls-oa{" ls-new" if new else ""}"><span class="ls-oa-role">{_e(message.get("role"))}</span>'
-            f"<pre>{_e(json.dumps(shown, indent=1, ensure_ascii=False))}</pre></div>")
+            f"<pre>{_e(json.dumps(message, indent=1, ensure_ascii=False))}</pre></div>")
 
 
 def chat_pairs_html(pairs: list[Any], new: range, stop_reason: str | None = None) -> str:
@@ -207,7 +221,7 @@ def chat_pairs_html(pairs: list[Any], new: range, stop_reason: str | None = None
     `pairs` are `agent.openai_format.Pair`s; `new` marks the messages the shown turn added; `stop_reason`, the
     latest reply's, is set beside the `finish_reason` Chat Completions would say.
     """
-    from agent.openai_format import finish_reason
+    from agent.openai_format import finish_reason, left_out_words
 
     cells = ['<div class="ls-pairs-head">Messages API: what this loop sends</div>',
              '<div class="ls-pairs-head">Chat Completions: the same conversation</div>']
@@ -217,8 +231,10 @@ def chat_pairs_html(pairs: list[Any], new: range, stop_reason: str | None = None
         else:
             left = message_html(pair.anthropic, pair.index, "new" if pair.index in new else "")
         fresh = pair.index is not None and pair.index in new
-        cells += [left, "".join(_chat_card(m, fresh) for m in pair.openai)
-                  or '<div class="ls-gap">nothing: Chat Completions has no place for these blocks</div>']
+        dropped = left_out_words(pair.left_out)
+        right = "".join(_chat_card(m, fresh) for m in pair.openai) or (
+            '<div class="ls-gap">nothing: Chat Completions has no place for these blocks</div>')
+        cells += [left, right + (f'<div class="ls-gap">{_e(dropped)}</div>' if dropped else "")]
     if stop_reason:
         said = finish_reason(stop_reason)
         cells += [f'<div class="ls-gap">the latest reply: stop_reason "{_e(stop_reason)}"</div>',

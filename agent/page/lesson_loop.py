@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.loop import RunState, TurnRecord
-from agent.page.view import LoopSource, record_of_turn
+from agent.page.view import LoopSource, record_of_turn, sent_words
 from agent.summary import clip
 
 LESSON_FILE = Path(__file__).resolve().parents[2] / "examples" / "correct_loop.py"
@@ -108,11 +108,12 @@ def path_lines(parts: LessonParts, record: TurnRecord | None, result: str | None
     if record is None:
         return _lines(parts.start), {parts.start[0]: "len(messages) = 1: the task, alone"}
     lit = {parts.loop} | _lines(parts.send) | (_lines(parts.start) if record.turn == 1 else set())
-    notes = {parts.loop: f"turn = {record.turn}", parts.send[0]: f"sends {_plural(record.sent, 'message')}"}
+    sends = "sends " + " ".join(sent_words(record.messages_sent, record.sent, record.thread is not None))
+    notes = {parts.loop: f"turn = {record.turn}", parts.send[0]: sends}
     if record.reply is None:  # the call raised: nothing after it ran
         said = {"bad_request": "raised: the request was refused", "no_reply": "raised: no reply to give",
                 "model_error": "raised: the call failed"}.get(record.branch, "raised")
-        notes[parts.send[0]] = f"sends {_plural(record.sent, 'message')} → {said}"
+        notes[parts.send[0]] = f"{sends} → {said}"
         return lit, notes
     stop_reason = record.reply.get("stop_reason")
     lit |= _lines(parts.append_reply) | _lines(parts.if_answer[:2])

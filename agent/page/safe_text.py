@@ -24,12 +24,14 @@ CODE_CHARS = 100_000
 """The most characters drawn in one code box; the whole is offered as a download."""
 
 
-# A web address in a message. Escaped, it would show as a broken link (`127\\.0`), so it goes in a code span.
-_URL = re.compile(r"\b(?:https?|ftp)://[^\s`]+|\bwww\.[^\s`]+")
+# A web or e-mail address in a message. Escaped, it would show as a broken link (`127\\.0`), or still be made a
+# live one (the renderer links `a@b\\.com`), so it goes in a code span. Case-insensitive, as the renderer's own
+# link finder is: `HTTP://X.COM` is a link to it too.
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s`]+|\bwww\.[^\s`]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.IGNORECASE)
 
 
 def md_escape(text: str) -> str:
-    """Text that markdown shows exactly as written; a web address is shown as code, never as a link."""
+    """Text that markdown shows exactly as written; a web or e-mail address is shown as code, never as a link."""
     parts, at = [], 0
     for found in _URL.finditer(text):
         address = found.group(0).rstrip(".,;:!?)]}'\"")  # the sentence's own punctuation stays outside
@@ -80,3 +82,9 @@ def as_text(value: Any, secret: str | None = None, limit: int = SHOWN_CHARS) -> 
     if len(text) > limit:
         text = f"{text[:limit]}… ({len(text) - limit:,} more characters)"
     return md_escape(text)
+
+
+def as_sentence(value: Any, secret: str | None = None, limit: int = SHOWN_CHARS) -> str:
+    """`as_text` with a full stop after it, unless it ends a sentence of its own (`... for more details.`)."""
+    text = as_text(value, secret, limit)
+    return text if text.endswith(("\\.", "\\!", "?", "…")) else text + "\\."

@@ -8,7 +8,10 @@ outcome said in words? Everything here reads a `RunState` and never changes it.
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +56,20 @@ def builtin_scripts() -> dict[str, Script]:
             continue
     order = sorted(scripts, key=lambda name: (name != REFERENCE_SCRIPT, scripts[name].title.lower()))
     return {name: scripts[name] for name in order}
+
+
+def turn_limit_note(script: Script, max_turns: int) -> str | None:
+    """A warning for the Turn limit field when the script's replies run out before that limit can stop its run.
+
+    A script whose every reply asks for a tool never ends the run itself: its run stops at the limit, or, when
+    the limit is past its replies, at the request after its last reply, which has no reply to give.
+    """
+    replies = [entry for entry in script.replies if "error" not in entry]  # an error entry is no turn
+    if not replies or any(r.get("stop_reason") != "tool_use" for r in replies) or max_turns <= len(replies):
+        return None
+    return (f"This script has {len(replies)} repl{'ies' if len(replies) != 1 else 'y'}, each asking for a tool, so "
+            f"its run stops at turn {len(replies) + 1} when the replies run out, not at the turn limit of "
+            f"{max_turns:,}. A limit of {len(replies)} or less is reached first.")
 
 
 def record_of_turn(state: RunState, turn: int) -> TurnRecord | None:
@@ -138,17 +155,56 @@ def request_size(request: dict[str, Any]) -> int:
     return len(json.dumps(request, ensure_ascii=False).encode())
 
 
-def thread_note(state: RunState, record: TurnRecord) -> str | None:
-    """For a turn sent over a message thread: its bytes against the whole array's, both ways; None otherwise."""
-    if record.thread is None:
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What one turn's request carried, and what it would have carried with the whole array (the same, unthreaded).
+
+    Every counter of a turn on the page (the graph, the console, the turn's heading and caption, the loop view)
+    is said from this, so they cannot disagree."""
+
+    messages: int
+    bytes: int
+    whole_messages: int
+    whole_bytes: int
+    thread: str | None
+    """The message thread's request type (`create`, `continue`), or None for a request that sent the whole array."""
+    lost: str | None = None
+    """Why a thread could not be continued, when this turn fell back to the whole array (`TurnRecord.thread_lost`)."""
+
+    @property
+    def words(self) -> str:
+        return " ".join(sent_words(self.messages, self.whole_messages, self.thread is not None))
+
+
+def sent_words(messages: int, whole_messages: int, threaded: bool) -> list[str]:
+    """A turn's messages sent, as every counter says it: [`3 messages`], or over a thread
+    [`1 message`, `over a thread (the whole array: 7)`] (two pieces, for a graph's two lines)."""
+    said = _plural(messages, "message")
+    return [said, f"over a thread (the whole array: {whole_messages:,})"] if threaded else [said]
+
+
+def sent_by_turn(state: RunState, record: TurnRecord, model_name: str = "") -> Sent:
+    """What a turn sent, counted in messages and in the bytes of the whole request body (the model named first)."""
+    whole = TurnRecord(record.turn, record.sent)
+    return Sent(record.messages_sent, request_size(request_sent(state, record, model_name)), record.sent,
+                request_size(request_sent(state, whole, model_name)),
+                None if record.thread is None else str(record.thread.get("type")), record.thread_lost)
+
+
+def thread_note(sent: Sent) -> str | None:
+    """For a turn sent over a message thread: what it sent against the whole array, both ways; None otherwise."""
+    if sent.thread is None:
         return None
-    sent = request_size(state.request(record))
-    whole = request_size(state.request(TurnRecord(record.turn, record.sent)))
-    if record.thread_lost:
-        return (f"The thread could not be continued ({record.thread_lost}), so this turn fell back to the whole "
-                f"array under a new thread: {sent:,} bytes.")
-    return (f"Over a message thread ({record.thread['type']}): this turn sent {sent:,} bytes; the whole array "
-            f"would have been {whole:,} bytes. The server holds the rest.")
+    if sent.lost:
+        return (f"The thread could not be continued ({sent.lost}), so this turn fell back to the whole array under "
+                f"a new thread: {_plural(sent.messages, 'message')}, {sent.bytes:,} bytes.")
+    return (f"Over a message thread ({sent.thread}): this turn sent {_plural(sent.messages, 'message')}, "
+            f"{sent.bytes:,} bytes; the whole array would have been {_plural(sent.whole_messages, 'message')}, "
+            f"{sent.whole_bytes:,} bytes. The server holds the rest.")
 
 
 def usage_line(usage: dict[str, int], model_name: str = "") -> str:
@@ -274,3 +330,32 @@ def find_api_key(field: str, environ: Mapping[str, str], secrets: Any) -> tuple[
         return str(secrets["ANTHROPIC_API_KEY"]), "st.secrets"
     except Exception:  # no secrets file, or no key in it
         return "", ""
+
+
+# The anthropic SDK takes about a second to import on an idle machine, and several on a busy one
+# (bench/sdk_first_use.py measures it). A script's error entry, the 529 and timeout faults and the real model
+# all need it; imported in the background as the page first opens, none of them stops the page for it.
+_sdk_import: threading.Thread | None = None
+
+
+def import_sdk_ahead() -> threading.Thread | None:
+    """Start importing the anthropic SDK in a thread of its own, once a process; the thread, or None if the SDK
+    was imported before any was needed."""
+    global _sdk_import
+    if _sdk_import is None and "anthropic" not in sys.modules:
+        _sdk_import = threading.Thread(target=importlib.import_module, args=("anthropic",), daemon=True,
+                                       name="import-anthropic")
+        _sdk_import.start()
+    return _sdk_import
+
+
+def sdk_importing() -> bool:
+    """Whether the background import of the SDK is still going on."""
+    return _sdk_import is not None and _sdk_import.is_alive()
+
+
+def wait_for_sdk(timeout: float | None = None) -> None:
+    """Until the background import has finished: a step needing the SDK then finds it whole, and no two
+    threads import it at once."""
+    if _sdk_import is not None:
+        _sdk_import.join(timeout)
