@@ -125,7 +125,7 @@ def _next_turn(task: str, history: list[list[_Made]], tools: set[str]) -> _Turn:
         many = sum(1 for _, job_calls, _ in steps if job_calls) > 1 and not history
         return _Turn(calls, " ".join(words) or ("I will work out each part." if many else ""))
     sentences = [text for _, _, text in steps]
-    if len(sentences) > 1 and all(isinstance(job, Sum) for job in work):
+    if all(isinstance(job, Sum) for job in work):
         return _Turn([], "; ".join(s.removesuffix(".") for s in sentences) + ".")
     return _Turn([], "\n".join(sentences))
 

@@ -342,7 +342,7 @@ def _sums(text: str, clause: list[Token]) -> list[Job]:
 def _unreadable(clause: list[Token]) -> str:
     """Why an arithmetic clause holds something the toy cannot read, or '' when it holds only what it reads."""
     for i, token in enumerate(clause):
-        if token.kind == "mixed" or token.kind == "word" and any(c.isdigit() for c in token.text):
+        if token.kind == "mixed":
             return f"I do not read “{token.text}” as a number."
         if token.kind == "num" and re.match(r"0\d", token.text):
             return f"I do not read “{token.text}” (a leading zero) as a number."

@@ -1,6 +1,7 @@
 """The ToyModel: a few patterns that read the task, replying in the Messages API's shape, checked like any model."""
 
 import json
+import os
 import re
 from decimal import Decimal
 
@@ -9,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent.fake import FakeModel
-from agent.loop import RunState, console_lines, run_to_end
+from agent.loop import RunState, console_lines, run_to_end, step
 from agent.real import record_script
 from agent.requests import RequestChecker, RequestRejected
 from agent.scripts import load_script
@@ -50,7 +51,8 @@ def test_words_files_and_shouting():
     assert calls(ran("How many words are in 'the cat sat down'?")) == [[("word_count", {"text": "the cat sat down"})]]
     files = ran("What is in my notes?")
     assert calls(files) == [[("list_files", {})], [("read_file", {"path": "notes.txt"})]]
-    assert "oat milk" in files.result
+    assert files.result == "notes.txt says:\n" + NOTES["notes.txt"]
+    assert files.records[1].reply["content"][0] == {"type": "text", "text": "There are 2 files; I read notes.txt."}
     assert calls(ran("Shout good morning")) == [[("upper", {"text": "good morning"})]]
     assert ran("Shout good morning").result == "GOOD MORNING"
 
@@ -79,13 +81,19 @@ def test_replies_have_the_api_shape_ids_usage_and_stop_reasons():
     assert ran("What is 2 + 3?").records[0].reply == first  # the same run, the same ids
 
 
-def test_max_tokens_cuts_a_tool_call_off_inside_it_as_the_api_does():
-    state = ran("Shout good morning everyone", max_tokens=3)
+@pytest.mark.parametrize("task, max_tokens, cut", [
+    ("Shout good morning everyone", 3, ("upper", {"text": "go"})),  # 12 characters: {"text": "go
+    ("Shout good morning everyone", 2, ("upper", {})),  # 8 characters: {"text":  (the field not yet begun)
+    ("What is 10 + 5?", 2, ("add", {"a": 10})),  # 8 characters: {"a": 10  (a whole field, just)
+    ("What is 10 + 5?", 1, ("add", {})),  # 4 characters: {"a"
+])
+def test_max_tokens_cuts_a_tool_call_off_inside_it_as_the_api_does(task, max_tokens, cut):
+    state = ran(task, max_tokens=max_tokens)
     reply = state.records[0].reply
     assert state.result == "stopped: max_tokens" and state.records[0].tool_runs == []
-    # the call is there, its input cut where the 12 characters (3 tokens) ran out: `{"text": "go`
-    assert [(b["type"], b["name"], b["input"]) for b in reply["content"]] == [("tool_use", "upper", {"text": "go"})]
-    assert (reply["stop_reason"], reply["usage"]["output_tokens"]) == ("max_tokens", 3)
+    # the call is there, its input as far as the characters the tokens allow got
+    assert [(b["type"], b["name"], b["input"]) for b in reply["content"]] == [("tool_use", *cut)]
+    assert (reply["stop_reason"], reply["usage"]["output_tokens"]) == ("max_tokens", max_tokens)
 
 
 def test_a_bad_request_is_refused_in_the_apis_words():
@@ -149,6 +157,19 @@ def test_a_task_of_two_kinds_gets_both_parts_answered():
     assert state.result == "2 + 3 is 5.\nThat text has 3 words."
 
 
+def test_the_words_of_every_note_file_are_counted_when_none_is_named():
+    state = ran("How many words are in my notes?")
+    names = ["notes.txt", "todo.txt"]
+    assert calls(state) == [[("list_files", {})], [("read_file", {"path": name}) for name in names],
+                            [("word_count", {"text": NOTES[name]}) for name in names]]
+    counts = [len(NOTES[name].split()) for name in ("notes.txt", "todo.txt")]
+    assert state.result == f"notes.txt has {counts[0]} words; todo.txt has {counts[1]} words."
+
+
+def test_one_word_is_said_as_one_word():
+    assert ran("How many words in 'hello'?").result == "That text has 1 word."
+
+
 def test_the_words_of_an_empty_quote_are_none():
     state = ran("count the words in ''")
     assert calls(state) == [[("word_count", {"text": ""})]] and state.result == "That text has 0 words."
@@ -163,7 +184,9 @@ def test_separate_sums_of_any_length_are_parallel_chains():
 @pytest.mark.parametrize("task", ["Is 3 bigger than 2?", "What is 2 + 3 and 4 + 5 and 6?", "What is 5 + ?",
                                   "What is 2 * 3?", "What is 2 + 3 squared?", "Add 1,500 and 5",
                                   "What is 1e20 + 1?", "What is 2 + 3k?", "What is (2 + 3) - 1?",
-                                  "What is 007 + 1?", "What is 2 + 3 in binary?"])
+                                  "What is 007 + 1?", "What is 2 + 3 in binary?", "Add 1 500 and 5",
+                                  "What is 9007199254740992 + 1?", "What is 1e999999999 + 1?",
+                                  "What is 5 negative 3?", "What is x2 + 3?"])
 def test_what_it_cannot_read_it_declines_with_no_call_and_no_number(task):
     state = ran(task)
     assert calls(state) == [] and state.result.startswith("I cannot ")
@@ -191,11 +214,19 @@ def test_a_named_file_is_read_once_and_said():
 def test_a_result_changed_by_hand_into_words_is_not_taken_for_a_number():
     state = RunState("What is 1 + 2 + 3?")
     model = ToyModel()
-    from agent.loop import step
     step(state, model)
     state.messages[-1]["content"][0]["content"] = "three"
     run_to_end(state, model)
     assert state.result == "I cannot say what 1 + 2 + 3 is: `add` answered 'three', which is not a number."
+
+
+def test_a_call_changed_by_hand_is_not_taken_for_its_own():
+    state = RunState("What is 1 + 2 + 3?")
+    model = ToyModel()
+    step(state, model)
+    state.messages[-2]["content"][0]["input"] = {"a": 1, "b": 5}
+    run_to_end(state, model)
+    assert state.result.startswith("I cannot go on from here: the tool calls in this conversation are not the ones")
 
 
 # ---- one token estimate: the usage it reports is where max_tokens cuts
@@ -308,6 +339,7 @@ def sums(draw) -> tuple[str, Decimal, bool]:
     return text, value, answerable
 
 
+EXAMPLES = int(os.environ.get("TOY_EXAMPLES", "60"))  # a longer search: TOY_EXAMPLES=2000
 PHRASINGS = ["What is {}?", "what's {}", "Calculate {}.", "{} = ?", "Please work out {}", "How much is {}?"]
 
 
@@ -319,7 +351,7 @@ def said_value(part: str) -> Decimal | None:
     return Decimal(part.rsplit(" is ", 1)[1].removesuffix("."))
 
 
-@settings(max_examples=int(__import__("os").environ.get("TOY_EXAMPLES", 60)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sums(), st.one_of(st.none(), sums()), st.sampled_from(PHRASINGS), st.booleans())
 def test_over_generated_sums_the_answer_is_the_true_value_or_a_polite_decline(first, second, phrasing, words):
     asked = first[0] if second is None else f"{first[0]} and {second[0]}"
