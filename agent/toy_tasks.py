@@ -211,15 +211,19 @@ class Sum(Job):
 class WordCount(Job):
     """`word_count` on a text, or on each file's content read with `read_file` (after `list_files` if unnamed)."""
 
-    text: str | None = None
+    texts: list[str] | None = None
+    """The texts to count (quoted in the task), or None to count files."""
     files: list[str] | None = None
     """The files to count; empty: every file `list_files` names."""
 
     def step(self, got: list[list[str]]) -> Step:
-        if self.files is None:
+        if self.texts is not None:
             if not got:
-                return Step([Call("word_count", {"text": self.text or ""})], "I will count them.")
-            return Step(text=f"That text has {_words(got[0][0])}.")
+                return Step([Call("word_count", {"text": text}) for text in self.texts], "I will count them.")
+            if len(self.texts) == 1:
+                return Step(text=f"That text has {_words(got[0][0])}.")
+            return Step(text="; ".join(f"“{text}” has {_words(n)}" for text, n in zip(self.texts, got[0], strict=False))
+                        + ".")
         named, turn = list(self.files), 0
         if not named:
             if not got:
@@ -293,16 +297,16 @@ def jobs(task: str) -> list[Job]:
 
 
 def _word_count(task: str, clause: list[Token]) -> Job:
-    quoted = next((t for t in clause if t.kind == "quote"), None)
-    if quoted is not None:
-        return WordCount(text=quoted.quoted)
+    quoted = [t.quoted for t in clause if t.kind == "quote"]
+    if quoted:
+        return WordCount(texts=quoted)
     files = [t.text for t in clause if t.kind == "file"]
     if files or {t.word for t in clause} & {"file", "files", "note", "notes"}:
         return WordCount(files=files)
     after = next((i for i, t in enumerate(clause) if t.word in ("in", "of")), None)
     if after is None or after + 1 == len(clause) or clause[after + 1].word in _REFERRING:
         return Said(f"{CANNOT} tell which text to count: put it in quotes (\"How many words are in 'a b c'?\").")
-    return WordCount(text=task[clause[after + 1].start:clause[-1].end].lstrip(":").strip())
+    return WordCount(texts=[task[clause[after + 1].start:clause[-1].end].lstrip(":").strip()])
 
 
 def _shout(task: str, clause: list[Token]) -> Job:

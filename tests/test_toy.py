@@ -170,6 +170,12 @@ def test_one_word_is_said_as_one_word():
     assert ran("How many words in 'hello'?").result == "That text has 1 word."
 
 
+def test_each_quoted_text_is_counted():
+    state = ran("How many words are in 'a b c' and “d e”?")
+    assert calls(state) == [[("word_count", {"text": "a b c"}), ("word_count", {"text": "d e"})]]
+    assert state.result == "“a b c” has 3 words; “d e” has 2 words."
+
+
 def test_the_words_of_an_empty_quote_are_none():
     state = ran("count the words in ''")
     assert calls(state) == [[("word_count", {"text": ""})]] and state.result == "That text has 0 words."
