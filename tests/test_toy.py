@@ -376,3 +376,24 @@ def test_over_generated_sums_the_answer_is_the_true_value_or_a_polite_decline(fi
     for part, (_, value, answerable) in zip(parts, expected, strict=True):
         said = said_value(part if part.endswith(".") else part + ".")
         assert said == value if said is not None else not answerable, (task, state.result)
+
+
+@st.composite
+def listed(draw) -> tuple[str, Decimal, bool]:
+    """Numbers listed for a sum ("1, -2.5 and 3e2"), their total, and whether the toy must answer it."""
+    numbers = [_number(draw) for _ in range(draw(st.integers(2, 5)))]
+    signed = [(("-" if draw(st.booleans()) else "") + text, value, ok) for text, value, ok in numbers]
+    last = draw(st.sampled_from([" and ", ", and ", ", then "]))
+    text = ", ".join(t for t, _, _ in signed[:-1]) + last + signed[-1][0]
+    total = sum(Decimal(t) for t, _, _ in signed)
+    return text, total, all(ok for _, _, ok in signed)
+
+
+@settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(listed(), st.sampled_from(["Add {}", "What is the sum of {}?", "Please add {}.", "Total of {}"]))
+def test_over_generated_lists_the_answer_is_their_total_or_a_polite_decline(numbers, phrasing):
+    text, total, answerable = numbers
+    state = RunState(phrasing.format(text))
+    run_to_end(state, ToyModel())
+    said = said_value(state.result)
+    assert said == total if said is not None else not answerable, (phrasing.format(text), state.result)
