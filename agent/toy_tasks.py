@@ -51,7 +51,7 @@ _STARTERS = {"what", "whats", "what's", "how", "count", "shout", "upper", "upper
              "read", "list", "show", "tell", "calculate", "compute", "work", "give", "can", "could", "please", "who",
              "why", "where", "when", "which", "write", "say", "explain"}
 _FILLER = {"what", "whats", "what's", "is", "are", "the", "of", "please", "calculate", "compute", "work", "out",
-           "tell", "me", "us", "can", "could", "would", "will", "you", "do", "find", "give", "get", "result",
+           "tell", "me", "us", "can", "could", "would", "will", "you", "do", "does", "find", "give", "get", "result",
            "answer", "value", "equal", "equals", "hey", "hi", "hello", "quick", "question", "i", "need", "want",
            "know", "kindly", "solve", "evaluate", "it", "this", "for", "up", "a", "an", "now", "ok", "okay", "so",
            "just", "how", "much", "together", "numbers", "number", "both", "sums", "also", "and", "then", "thanks",
@@ -96,7 +96,8 @@ def clauses(task: str) -> list[list[Token]]:
             continue
         if token.word in _JOINS and _new_request_after(toks, i):
             found.append([])
-        found[-1].append(token)
+        if found[-1] or token.word not in _JOINS:  # the joins between two requests belong to neither
+            found[-1].append(token)
     return [c for c in found if c]
 
 

@@ -157,6 +157,12 @@ def test_a_task_of_two_kinds_gets_both_parts_answered():
     assert state.result == "2 + 3 is 5.\nThat text has 3 words."
 
 
+def test_a_part_it_cannot_answer_is_named_beside_the_parts_it_answers():
+    state = ran("What is 2 + 3, and who are you?")
+    assert calls(state) == [[("add", {"a": 2, "b": 3})]]
+    assert state.result == f"2 + 3 is 5.\nI cannot answer “who are you”: {CAN_DO}"
+
+
 def test_the_words_of_every_note_file_are_counted_when_none_is_named():
     state = ran("How many words are in my notes?")
     names = ["notes.txt", "todo.txt"]
