@@ -33,8 +33,8 @@ __all__ = ["CAN_DO", "EXAMPLE_TASKS", "TOY_MODEL_NAME", "ToyModel", "estimate_to
 TOY_MODEL_NAME = "toy-patterns"
 # Tasks that show each pattern, for a person to try.
 EXAMPLE_TASKS = ["What is 2 + 3?", "What is 10 - 3 + 2.5?", "What is 2 + 3 and 10 + 20?",
-                 "Count the words in 'a b c d'", "How many words are in todo.txt?", "What is in my notes?",
-                 "Shout good morning", "What is 2 + 3, and how many words in 'a b c'?", "Write me a poem"]
+                 "Count the words in 'a b c d'", "Count the words in todo.txt", "What is in my notes?",
+                 "Shout good morning", "Write me a poem"]
 CHARACTERS_A_TOKEN = 4
 NOT_MINE = ("I cannot go on from here: the tool calls in this conversation are not the ones I would have made "
             "(a reply was written or changed by hand), so I cannot tell what their results answer.")

@@ -15,7 +15,7 @@ from agent.real import record_script
 from agent.requests import RequestChecker, RequestRejected
 from agent.scripts import load_script
 from agent.tools import NOTES, tool_schemas
-from agent.toy import CAN_DO, TOY_MODEL_NAME, ToyModel
+from agent.toy import CAN_DO, EXAMPLE_TASKS, TOY_MODEL_NAME, ToyModel
 
 
 def ran(task: str, **settings) -> RunState:
@@ -155,6 +155,13 @@ def test_a_task_of_two_kinds_gets_both_parts_answered():
     state = ran("What is 2 + 3, and how many words in 'a b c'?")
     assert calls(state) == [[("add", {"a": 2, "b": 3}), ("word_count", {"text": "a b c"})]]
     assert state.result == "2 + 3 is 5.\nThat text has 3 words."
+
+
+def test_every_example_task_but_the_poem_is_answered_with_the_tools():
+    for task in EXAMPLE_TASKS[:-1]:
+        state = ran(task)
+        assert calls(state) and not state.result.startswith(("I cannot", "stopped", "A tool call failed")), task
+    assert ran(EXAMPLE_TASKS[-1]).result == CAN_DO
 
 
 def test_a_part_it_cannot_answer_is_named_beside_the_parts_it_answers():
