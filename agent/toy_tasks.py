@@ -44,7 +44,7 @@ _TOKEN = re.compile(r"""
   | (?P<newline>\n)
   | (?P<mark>\S)
 """, re.VERBOSE | re.DOTALL)
-_ENDS = {"?", "!", ";", ".", "newline"}
+_ENDS = {"?", "!", ";", "."}
 _JOINS = {",", "and", "then", "also"}
 # A clause starts anew after a join only when a new request follows ("..., and how many words ...").
 _STARTERS = {"what", "whats", "what's", "how", "count", "shout", "upper", "uppercase", "add", "sum", "total",

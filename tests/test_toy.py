@@ -57,6 +57,11 @@ def test_words_files_and_shouting():
     assert ran("Shout good morning").result == "GOOD MORNING"
 
 
+def test_a_new_line_ends_a_request_and_the_word_newline_does_not():
+    state = ran("What is 2 + 3\nShout the word newline and more")
+    assert state.result == "2 + 3 is 5.\nTHE WORD NEWLINE AND MORE"
+
+
 def test_anything_else_is_a_polite_answer_saying_what_it_can_do():
     state = ran("Write me a poem about the sea")
     assert state.result == CAN_DO and "not a language model" in CAN_DO
