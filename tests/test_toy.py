@@ -415,3 +415,17 @@ def test_over_generated_lists_the_answer_is_their_total_or_a_polite_decline(numb
     run_to_end(state, ToyModel())
     said = said_value(state.result)
     assert said == total if said is not None else not answerable, (phrasing.format(text), state.result)
+
+
+TASK_PIECES = ["What is", "2", "-3", "1e3", ".5", "+", "-", "plus", "minus", "and", ",", "?", ".", "'a b'", "''",
+               "notes.txt", "missing.txt", "how many words", "in", "shout", "add", "negative", "*", "1,500", "\n",
+               "my notes", "then", "3k", "(", "word count", "“x”"]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(TASK_PIECES), st.text(max_size=6)), min_size=1, max_size=12))
+def test_any_typed_task_ends_in_an_answer_never_a_crash(pieces):
+    state = RunState(" ".join(pieces).strip() or "?")  # a blank task is a bad request, rightly
+    run_to_end(state, ToyModel())
+    assert state.done and not state.result.startswith(("model error", "bad request")), state.result
+    assert all(r.error is None for r in state.records)
