@@ -59,11 +59,12 @@ def thinking_enabled(body: dict[str, Any]) -> bool:
 
 
 def request_body(model: Any, max_tokens: Any, system: Any, tools: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """The body a `messages.create` call sends, its messages left out: `system` and `tools` only when given."""
+    """The body a `messages.create` call sends, its messages left out: `system` and `tools` only when given
+    (None or an empty system prompt is not given; 0 or False is, and the schema refuses it)."""
     body = {"model": model, "max_tokens": max_tokens, "messages": [], **options}
-    if system:
+    if system is not None and system != "":
         body["system"] = system
-    if tools:
+    if tools is not None:
         body["tools"] = tools
     return body
 

@@ -298,6 +298,8 @@ TASK = [{"role": "user", "content": "What is 2 + 3?"}]
     ({"tools": [{"name": "add"}]}, "tools.0.input_schema: Field required"),
     ({"temprature": 1}, "temprature: Extra inputs are not permitted"),
     ({"system": 123}, "system: Input should be a valid list"),
+    ({"system": 0}, "system: Input should be a valid list"),
+    ({"tools": {}}, "tools: Input should be a valid list"),
     ({"max_tokens": "9"}, "max_tokens: Input should be a valid integer"),
     ({"max_tokens": -1}, "max_tokens: Input should be greater than or equal to 0"),
 ])
