@@ -121,11 +121,11 @@ def _next_turn(task: str, history: list[list[_Made]], tools: set[str]) -> _Turn:
     steps = _plan(work, got, tools)
     calls = [c for _, job_calls, _ in steps for c in job_calls]
     if calls:
-        words = list(dict.fromkeys(text for _, job_calls, text in steps if job_calls and text))
-        calling = [work[j] for j, job_calls, _ in steps if job_calls]
-        each = "sum" if all(isinstance(job, Sum) for job in calling) else "part"
-        return _Turn(calls, " ".join(words) or (f"I will work out each {each}." if len(calling) > 1 and not history
-                                                else ""))
+        calling = [(work[j], text) for j, job_calls, text in steps if job_calls]
+        if len(calling) == 1:
+            return _Turn(calls, calling[0][1])
+        each = "sum" if all(isinstance(job, Sum) for job, _ in calling) else "part"
+        return _Turn(calls, "" if history else f"I will work out each {each}.")
     sentences = [text for _, _, text in steps]
     if all(isinstance(job, Sum) for job in work):
         return _Turn([], "; ".join(s.removesuffix(".") for s in sentences) + ".")

@@ -159,6 +159,7 @@ def test_words_in_a_named_file_are_counted_from_its_content_through_the_tools():
 def test_a_task_of_two_kinds_gets_both_parts_answered():
     state = ran("What is 2 + 3, and how many words in 'a b c'?")
     assert calls(state) == [[("add", {"a": 2, "b": 3}), ("word_count", {"text": "a b c"})]]
+    assert state.records[0].reply["content"][0] == {"type": "text", "text": "I will work out each part."}
     assert state.result == "2 + 3 is 5.\nThat text has 3 words."
 
 
