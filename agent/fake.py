@@ -13,13 +13,12 @@ checked whole again.
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent import schema, signing
-from agent.requests import LATEST_VERSION, RequestChecker, RequestRejected, as_message_list
+from agent import signing
+from agent.requests import LATEST_VERSION, RequestChecker, RequestRejected, as_message_list, request_body
 from agent.rules import THREAD_KEEPS, THREAD_NOT_FOUND
 from agent.scripts import Script
 from agent.watched import Conversation, watched
@@ -86,7 +85,6 @@ class FakeModel:
 
     def __post_init__(self) -> None:
         self._checker = RequestChecker(self.mode, self.version)
-        self._accepted_body: dict[str, Any] | None = None
         self._thread_id: str | None = None  # the reply a `continue` may resume from
         self._thread_messages: list[Any] = Conversation()  # what the thread holds, up to and with that reply
         self._thread_held = 0
@@ -107,16 +105,7 @@ class FakeModel:
         thread = options.get("thread")
         self.requests.append({"messages": len(messages) if isinstance(messages, list) else None,
                               "system": system, "tools": tools or [], "max_tokens": max_tokens})
-        body = {"model": options.pop("model", "fake"), "max_tokens": max_tokens, "messages": [], **options}
-        if system:
-            body["system"] = system
-        if tools:
-            body["tools"] = tools
-        if body != self._accepted_body:  # a loop sends the same settings every turn: checked once
-            problems = schema.body_problems(body, sampling=self.version != LATEST_VERSION)
-            if problems:
-                raise RequestRejected(problems[0], problems)
-            self._accepted_body = copy.deepcopy(body)  # a copy: a tools list edited in place is checked again
+        self._checker.require_fields(request_body(options.pop("model", "fake"), max_tokens, system, tools, options))
         thinking = isinstance(options.get("thinking"), dict) and options["thinking"].get("type") in (
             "enabled", "adaptive")
         whole = self._on_thread(messages, thread, system, tools) if isinstance(thread, dict) else messages

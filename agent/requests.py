@@ -26,6 +26,7 @@ and lengths, or, for a request that came as JSON, equal values.
 
 from __future__ import annotations
 
+import copy
 from operator import itemgetter
 from typing import Any
 
@@ -34,7 +35,7 @@ from agent.rules import ID_PATTERN, Turn, blocks_of, check_final, check_pair, me
 
 MODES = ("lesson", "real-api")
 __all__ = ["API_VERSIONS", "ID_PATTERN", "LATEST_VERSION", "MODES", "OLD_VERSION", "RequestChecker", "RequestRejected",
-           "as_message_list", "check_body", "check_messages", "thinking_enabled"]
+           "as_message_list", "check_body", "check_messages", "request_body", "thinking_enabled"]
 OLD_VERSION = "2023-06-01"
 LATEST_VERSION = "2026-10-21"
 """What SDK 2.x sends in `anthropic-version`; the FakeModel and the page check by it."""
@@ -55,6 +56,17 @@ def thinking_enabled(body: dict[str, Any]) -> bool:
     """Whether a request body turns extended thinking on (`enabled` or `adaptive`)."""
     thinking = body.get("thinking")
     return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+
+
+def request_body(model: Any, max_tokens: Any, system: Any, tools: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """The body a `messages.create` call sends, its messages left out: `system` and `tools` only when given
+    (None or an empty system prompt is not given; 0 or False is, and the schema refuses it)."""
+    body = {"model": model, "max_tokens": max_tokens, "messages": [], **options}
+    if system is not None and system != "":
+        body["system"] = system
+    if tools is not None:
+        body["tools"] = tools
+    return body
 
 
 def as_message_list(messages: Any) -> Any:
@@ -86,6 +98,7 @@ class RequestChecker:
         """Of the rest, how many the run's own watched conversation proved, with no pass over earlier messages."""
         self.trusted: set[tuple[str, str]] = set()
         """(thinking, signature) pairs a script gave: a recorded real run's signatures hold for their text."""
+        self._accepted_body: dict[str, Any] | None = None
         self._reset()
 
     def trust(self, blocks: list[Any]) -> None:
@@ -168,6 +181,20 @@ class RequestChecker:
         else:
             self._remember(messages)
         return problems
+
+    def require_fields(self, body: dict[str, Any]) -> None:
+        """Raise RequestRejected, in the schema's words, when a body's fields besides its messages are wrong.
+
+        A model in the sandbox (the FakeModel, the ToyModel) checks each request's fields here before its
+        messages. A loop sends the same settings every turn, so a body equal to the last accepted one is not
+        checked again.
+        """
+        if body == self._accepted_body:
+            return
+        problems = schema.body_problems(body, sampling=self.version == OLD_VERSION)
+        if problems:
+            raise RequestRejected(problems[0], problems)
+        self._accepted_body = copy.deepcopy(body)  # a copy: a tools list edited in place is checked again
 
     def require(self, messages: Any, *, thinking: bool = False) -> None:
         """Raise RequestRejected with the first problem, as the API answers one 400 at a time."""

@@ -1,12 +1,21 @@
 """The ToyModel: a few patterns that read the task, replying in the Messages API's shape, checked like any model."""
 
+import json
+import os
+import re
+from decimal import Decimal
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent.fake import FakeModel
-from agent.loop import RunState, console_lines, run_to_end
+from agent.loop import RunState, console_lines, run_to_end, step
 from agent.real import record_script
-from agent.requests import RequestChecker
-from agent.toy import CAN_DO, TOY_MODEL_NAME, ToyModel
+from agent.requests import RequestChecker, RequestRejected
+from agent.scripts import load_script
+from agent.tools import NOTES, tool_schemas
+from agent.toy import CAN_DO, EXAMPLE_TASKS, TOY_MODEL_NAME, ToyModel
 
 
 def ran(task: str, **settings) -> RunState:
@@ -42,9 +51,15 @@ def test_words_files_and_shouting():
     assert calls(ran("How many words are in 'the cat sat down'?")) == [[("word_count", {"text": "the cat sat down"})]]
     files = ran("What is in my notes?")
     assert calls(files) == [[("list_files", {})], [("read_file", {"path": "notes.txt"})]]
-    assert "oat milk" in files.result
+    assert files.result == "notes.txt says:\n" + NOTES["notes.txt"]
+    assert files.records[1].reply["content"][0] == {"type": "text", "text": "There are 2 files; I read notes.txt."}
     assert calls(ran("Shout good morning")) == [[("upper", {"text": "good morning"})]]
     assert ran("Shout good morning").result == "GOOD MORNING"
+
+
+def test_a_new_line_ends_a_request_and_the_word_newline_does_not():
+    state = ran("What is 2 + 3\nShout the word newline and more")
+    assert state.result == "2 + 3 is 5.\nTHE WORD NEWLINE AND MORE"
 
 
 def test_anything_else_is_a_polite_answer_saying_what_it_can_do():
@@ -71,10 +86,19 @@ def test_replies_have_the_api_shape_ids_usage_and_stop_reasons():
     assert ran("What is 2 + 3?").records[0].reply == first  # the same run, the same ids
 
 
-def test_max_tokens_cuts_a_reply_off_as_a_real_model_does():
-    state = ran("What is 2 + 3?", max_tokens=1)
-    assert state.result == "stopped: max_tokens" and state.records[0].reply["usage"]["output_tokens"] == 1
-    assert not any(b["type"] == "tool_use" for b in state.records[0].reply["content"])
+@pytest.mark.parametrize("task, max_tokens, cut", [
+    ("Shout good morning everyone", 3, ("upper", {"text": "go"})),  # 12 characters: {"text": "go
+    ("Shout good morning everyone", 2, ("upper", {})),  # 8 characters: {"text":  (the field not yet begun)
+    ("What is 10 + 5?", 2, ("add", {"a": 10})),  # 8 characters: {"a": 10  (a whole field, just)
+    ("What is 10 + 5?", 1, ("add", {})),  # 4 characters: {"a"
+])
+def test_max_tokens_cuts_a_tool_call_off_inside_it_as_the_api_does(task, max_tokens, cut):
+    state = ran(task, max_tokens=max_tokens)
+    reply = state.records[0].reply
+    assert state.result == "stopped: max_tokens" and state.records[0].tool_runs == []
+    # the call is there, its input as far as the characters the tokens allow got
+    assert [(b["type"], b["name"], b["input"]) for b in reply["content"]] == [("tool_use", *cut)]
+    assert (reply["stop_reason"], reply["usage"]["output_tokens"]) == ("max_tokens", max_tokens)
 
 
 def test_a_bad_request_is_refused_in_the_apis_words():
@@ -105,3 +129,306 @@ def test_a_toy_run_records_into_a_script_that_replays_it():
     replay = RunState(script.task, tool_names=script.tools)
     run_to_end(replay, FakeModel(script))
     assert console_lines(replay) == console_lines(state) == script.expected_output
+
+
+# ---- it says a result only when it has worked it out, and declines the rest
+
+
+def test_subtraction_is_adding_the_number_negated_through_the_tools():
+    state = ran("What is 10 - 3 + 2?")
+    assert calls(state) == [[("add", {"a": 10, "b": -3})], [("add", {"a": 7, "b": 2})]]
+    assert state.result == "10 - 3 + 2 is 9."
+    assert ran("What is 10 minus 3 plus negative 2?").result == "10 - 3 + -2 is 5."
+    assert ran("What is 5 - -3?").result == "5 - -3 is 8."
+
+
+def test_exponents_and_decimals_are_read_as_numbers():
+    state = ran("What is 1e3 + 1?")
+    assert calls(state) == [[("add", {"a": 1000, "b": 1})]] and state.result == "1e3 + 1 is 1001."
+    assert ran("What is 2.5E-1 + .5?").result == "2.5E-1 + .5 is 0.75."
+    assert ran("What is 0.1 + 0.2?").result == "0.1 + 0.2 is 0.3."  # the tool's 0.30000000000000004, read at 1 place
+
+
+def test_words_in_a_named_file_are_counted_from_its_content_through_the_tools():
+    state = ran("How many words are in notes.txt?")
+    assert calls(state) == [[("read_file", {"path": "notes.txt"})],
+                            [("word_count", {"text": NOTES["notes.txt"]})]]
+    assert state.result == f"notes.txt has {len(NOTES['notes.txt'].split())} words."
+
+
+def test_a_task_of_two_kinds_gets_both_parts_answered():
+    state = ran("What is 2 + 3, and how many words in 'a b c'?")
+    assert calls(state) == [[("add", {"a": 2, "b": 3}), ("word_count", {"text": "a b c"})]]
+    assert state.records[0].reply["content"][0] == {"type": "text", "text": "I will work out each part."}
+    assert state.result == "2 + 3 is 5.\nThat text has 3 words."
+
+
+def test_every_example_task_but_the_poem_is_answered_with_the_tools():
+    for task in EXAMPLE_TASKS[:-1]:
+        state = ran(task)
+        assert calls(state) and not state.result.startswith(("I cannot", "stopped", "A tool call failed")), task
+    assert ran(EXAMPLE_TASKS[-1]).result == CAN_DO
+
+
+def test_a_part_it_cannot_answer_is_named_beside_the_parts_it_answers():
+    state = ran("What is 2 + 3, and who are you?")
+    assert calls(state) == [[("add", {"a": 2, "b": 3})]]
+    assert state.result == f"2 + 3 is 5.\nI cannot answer “who are you”: {CAN_DO}"
+
+
+def test_the_words_of_every_note_file_are_counted_when_none_is_named():
+    state = ran("How many words are in my notes?")
+    names = ["notes.txt", "todo.txt"]
+    assert calls(state) == [[("list_files", {})], [("read_file", {"path": name}) for name in names],
+                            [("word_count", {"text": NOTES[name]}) for name in names]]
+    counts = [len(NOTES[name].split()) for name in ("notes.txt", "todo.txt")]
+    assert state.result == f"notes.txt has {counts[0]} words; todo.txt has {counts[1]} words."
+
+
+def test_one_word_is_said_as_one_word():
+    assert ran("How many words in 'hello'?").result == "That text has 1 word."
+
+
+def test_each_quoted_text_is_counted():
+    state = ran("How many words are in 'a b c' and “d e”?")
+    assert calls(state) == [[("word_count", {"text": "a b c"}), ("word_count", {"text": "d e"})]]
+    assert state.result == "“a b c” has 3 words; “d e” has 2 words."
+
+
+def test_the_words_of_an_empty_quote_are_none():
+    state = ran("count the words in ''")
+    assert calls(state) == [[("word_count", {"text": ""})]] and state.result == "That text has 0 words."
+
+
+def test_separate_sums_of_any_length_are_parallel_chains():
+    state = ran("What is 10 + 5 + 2.5 and 1 + 1?")
+    assert calls(state) == [[("add", {"a": 10, "b": 5}), ("add", {"a": 1, "b": 1})], [("add", {"a": 15, "b": 2.5})]]
+    assert state.result == "10 + 5 + 2.5 is 17.5; 1 + 1 is 2."
+
+
+@pytest.mark.parametrize("task", ["Is 3 bigger than 2?", "What is 2 + 3 and 4 + 5 and 6?", "What is 5 + ?",
+                                  "What is 2 * 3?", "What is 2 + 3 squared?", "Add 1,500 and 5",
+                                  "What is 1e20 + 1?", "What is 2 + 3k?", "What is (2 + 3) - 1?",
+                                  "What is 007 + 1?", "What is 2 + 3 in binary?", "Add 1 500 and 5",
+                                  "What is 9007199254740992 + 1?", "What is 1e999999999 + 1?",
+                                  "What is 5 negative 3?", "What is x2 + 3?"])
+def test_what_it_cannot_read_it_declines_with_no_call_and_no_number(task):
+    state = ran(task)
+    assert calls(state) == [] and state.result.startswith("I cannot ")
+    assert not re.search(r"\bis -?[\d.]", state.result.split("”")[-1])  # no result said (after the task quoted)
+
+
+def test_a_sentence_it_cannot_point_to_is_not_counted():
+    state = ran("How many words are in this sentence?")
+    assert calls(state) == [] and state.result.startswith("I cannot tell which text to count")
+
+
+def test_a_tool_that_fails_stops_it_with_the_error_said():
+    state = ran("What is in missing.txt?")
+    assert calls(state) == [[("read_file", {"path": "missing.txt"})]]
+    assert state.result == ("A tool call failed (error: no file named 'missing.txt'; the files are notes.txt, "
+                            "todo.txt), so I stop here.")
+
+
+def test_a_named_file_is_read_once_and_said():
+    state = ran("What is in notes.txt?")
+    assert calls(state) == [[("read_file", {"path": "notes.txt"})]]
+    assert state.result == "notes.txt says:\n" + NOTES["notes.txt"]
+
+
+def test_a_result_changed_by_hand_into_words_is_not_taken_for_a_number():
+    state = RunState("What is 1 + 2 + 3?")
+    model = ToyModel()
+    step(state, model)
+    state.messages[-1]["content"][0]["content"] = "three"
+    run_to_end(state, model)
+    assert state.result == "I cannot say what 1 + 2 + 3 is: `add` answered 'three', which is not a number."
+
+
+def test_a_call_changed_by_hand_is_not_taken_for_its_own():
+    state = RunState("What is 1 + 2 + 3?")
+    model = ToyModel()
+    step(state, model)
+    state.messages[-2]["content"][0]["input"] = {"a": 1, "b": 5}
+    run_to_end(state, model)
+    assert state.result.startswith("I cannot go on from here: the tool calls in this conversation are not the ones")
+
+
+# ---- one token estimate: the usage it reports is where max_tokens cuts
+
+
+def test_usage_is_one_token_for_every_four_characters_written():
+    state = ran("What is in notes.txt?")
+    answer = state.records[-1].reply
+    assert answer["usage"]["output_tokens"] == -(-len(state.result) // 4)
+    call = state.records[0].reply
+    assert call["usage"]["output_tokens"] == -(-len(json.dumps({"path": "notes.txt"})) // 4)
+
+
+def test_max_tokens_cuts_the_answer_at_four_characters_a_token():
+    whole = ran("What is in notes.txt?").result
+    state = ran("What is in notes.txt?", max_tokens=20)
+    reply = state.records[-1].reply
+    assert state.result == "stopped: max_tokens"
+    assert reply["content"] == [{"type": "text", "text": whole[:80]}] and reply["usage"]["output_tokens"] == 20
+
+
+def test_a_reply_exactly_max_tokens_long_comes_whole():
+    text = "x" * 28  # the call writes {"text": "xx...x"}: 40 characters, 10 tokens
+    state = ran(f"Shout '{text}'", max_tokens=10)
+    assert state.records[0].reply["usage"]["output_tokens"] == 10
+    assert state.result == text.upper()
+
+
+def test_a_long_reply_cut_reports_what_it_kept():
+    text = "word " * 1600  # 8,000 characters to shout
+    state = ran(f"Shout '{text}'", max_tokens=1024)
+    reply = state.records[0].reply
+    (call,) = reply["content"]
+    assert reply["stop_reason"] == "max_tokens" and reply["usage"]["output_tokens"] == 1024
+    assert text.startswith(call["input"]["text"])
+    assert len(json.dumps(call["input"])) - len('"}') == 1024 * 4  # what it wrote before the tokens ran out
+
+
+# ---- its requests are checked whole, as the FakeModel checks them
+
+TASK = [{"role": "user", "content": "What is 2 + 3?"}]
+
+
+@pytest.mark.parametrize("fields, words", [
+    ({"tools": [{"name": "add"}]}, "tools.0.input_schema: Field required"),
+    ({"temprature": 1}, "temprature: Extra inputs are not permitted"),
+    ({"system": 123}, "system: Input should be a valid list"),
+    ({"system": 0}, "system: Input should be a valid list"),
+    ({"tools": {}}, "tools: Input should be a valid list"),
+    ({"max_tokens": "9"}, "max_tokens: Input should be a valid integer"),
+    ({"max_tokens": -1}, "max_tokens: Input should be greater than or equal to 0"),
+])
+def test_a_wrong_field_is_refused_in_the_same_words_as_the_fakemodels(fields, words):
+    with pytest.raises(RequestRejected) as toy:
+        ToyModel().create(TASK, **{"max_tokens": 10, **fields})
+    with pytest.raises(RequestRejected) as fake:
+        FakeModel(load_script("add_then_answer")).create(TASK, **{"max_tokens": 10, **fields})
+    assert str(toy.value) == str(fake.value) == words
+
+
+def test_a_run_with_a_wrong_tool_ends_in_the_apis_refusal():
+    class BrokenSchemas(ToyModel):
+        def create(self, messages, *, system, tools, max_tokens):
+            return super().create(messages, system=system, tools=[{k: v for k, v in t.items() if k != "input_schema"}
+                                                                  for t in tools], max_tokens=max_tokens)
+
+    state = RunState("What is 2 + 3?")
+    run_to_end(state, BrokenSchemas())
+    assert state.result == "bad request: tools.0.input_schema: Field required" and state.records[0].reply is None
+
+
+def test_the_same_settings_are_checked_again_after_a_tools_list_is_changed_in_place():
+    model, tools = ToyModel(), tool_schemas(["add"])
+    model.create(TASK, tools=tools, max_tokens=100)
+    del tools[0]["input_schema"]
+    with pytest.raises(RequestRejected, match="tools.0.input_schema: Field required"):
+        model.create(TASK, tools=tools, max_tokens=100)
+
+
+# ---- a property: over generated sums, the answer is the true value or a decline, through the whole loop
+
+
+def _number(draw) -> tuple[str, Decimal, bool]:
+    """A number as a person might write it, its value, and whether it is in the range the toy must answer."""
+    style = draw(st.sampled_from(["int", "decimal", "exponent", "far"]))
+    if style == "int":
+        text = str(draw(st.integers(0, 10**6)))
+    elif style == "decimal":
+        whole, places = draw(st.integers(0, 9999)), draw(st.integers(1, 3))
+        digits = str(draw(st.integers(0, 10**places - 1))).rjust(places, "0")
+        text = f"{whole}.{digits}" if whole or draw(st.booleans()) else f".{digits}"
+    elif style == "exponent":
+        text = f"{draw(st.integers(1, 99))}{draw(st.sampled_from(['e', 'E']))}{draw(st.integers(-3, 6))}"
+    else:
+        text = f"{draw(st.integers(1, 9))}e{draw(st.sampled_from([-30, -18, 15, 16, 22]))}"
+    return text, Decimal(text), style != "far"
+
+
+@st.composite
+def sums(draw) -> tuple[str, Decimal, bool]:
+    """A sum as typed ("10 - 3 plus negative 2"), its true value, and whether the toy must answer it."""
+    text, value, answerable = "", Decimal(0), True
+    for i in range(draw(st.integers(2, 5))):
+        written, number, in_range = _number(draw)
+        negative = draw(st.booleans())
+        sign = "+" if i == 0 else draw(st.sampled_from(["+", "-"]))
+        if i:
+            text += f" {draw(st.sampled_from([sign, 'plus' if sign == '+' else 'minus']))} "
+        text += (draw(st.sampled_from(["-", "negative "])) if negative else "") + written
+        value += (-number if negative else number) * (1 if sign == "+" else -1)
+        answerable = answerable and in_range
+    return text, value, answerable
+
+
+EXAMPLES = int(os.environ.get("TOY_EXAMPLES", "60"))  # a longer search: TOY_EXAMPLES=2000
+PHRASINGS = ["What is {}?", "what's {}", "Calculate {}.", "{} = ?", "Please work out {}", "How much is {}?"]
+
+
+def said_value(part: str) -> Decimal | None:
+    """The value a part of the answer states ("... is 17.5."), or None for a decline."""
+    if part.startswith("I cannot "):
+        return None
+    assert " is " in part and part.endswith("."), part
+    return Decimal(part.rsplit(" is ", 1)[1].removesuffix("."))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sums(), st.one_of(st.none(), sums()), st.sampled_from(PHRASINGS), st.booleans())
+def test_over_generated_sums_the_answer_is_the_true_value_or_a_polite_decline(first, second, phrasing, words):
+    asked = first[0] if second is None else f"{first[0]} and {second[0]}"
+    task = phrasing.format(asked) + (", and how many words in 'a b c d'?" if words else "")
+    state = RunState(task)
+    run_to_end(state, ToyModel())
+    assert not state.result.startswith(("stopped", "bad request", "model error")), state.result
+    lines = state.result.split("\n")
+    if words:
+        assert lines.pop() == "That text has 4 words."
+    expected = [first] if second is None else [first, second]
+    parts = lines[0].split("; ") if len(lines) == 1 and second is not None and "; " in lines[0] else lines
+    if len(parts) == 1 and len(expected) == 2 and parts[0].startswith("I cannot"):
+        parts = parts * 2  # one decline for the clause it could not read
+    assert len(parts) == len(expected), state.result
+    for part, (_, value, answerable) in zip(parts, expected, strict=True):
+        said = said_value(part if part.endswith(".") else part + ".")
+        assert said == value if said is not None else not answerable, (task, state.result)
+
+
+@st.composite
+def listed(draw) -> tuple[str, Decimal, bool]:
+    """Numbers listed for a sum ("1, -2.5 and 3e2"), their total, and whether the toy must answer it."""
+    numbers = [_number(draw) for _ in range(draw(st.integers(2, 5)))]
+    signed = [(("-" if draw(st.booleans()) else "") + text, value, ok) for text, value, ok in numbers]
+    last = draw(st.sampled_from([" and ", ", and ", ", then "]))
+    text = ", ".join(t for t, _, _ in signed[:-1]) + last + signed[-1][0]
+    total = sum(Decimal(t) for t, _, _ in signed)
+    return text, total, all(ok for _, _, ok in signed)
+
+
+@settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(listed(), st.sampled_from(["Add {}", "What is the sum of {}?", "Please add {}.", "Total of {}"]))
+def test_over_generated_lists_the_answer_is_their_total_or_a_polite_decline(numbers, phrasing):
+    text, total, answerable = numbers
+    state = RunState(phrasing.format(text))
+    run_to_end(state, ToyModel())
+    said = said_value(state.result)
+    assert said == total if said is not None else not answerable, (phrasing.format(text), state.result)
+
+
+TASK_PIECES = ["What is", "2", "-3", "1e3", ".5", "+", "-", "plus", "minus", "and", ",", "?", ".", "'a b'", "''",
+               "notes.txt", "missing.txt", "how many words", "in", "shout", "add", "negative", "*", "1,500", "\n",
+               "my notes", "then", "3k", "(", "word count", "“x”"]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(TASK_PIECES), st.text(max_size=6)), min_size=1, max_size=12))
+def test_any_typed_task_ends_in_an_answer_never_a_crash(pieces):
+    state = RunState(" ".join(pieces).strip() or "?")  # a blank task is a bad request, rightly
+    run_to_end(state, ToyModel())
+    assert state.done and not state.result.startswith(("model error", "bad request")), state.result
+    assert all(r.error is None for r in state.records)
