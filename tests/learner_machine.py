@@ -30,6 +30,7 @@ FAULT_KINDS = ["overloaded", "timeout", "tool_raises", "cut_off", "refusal"]
 MODEL_FAULTS = ("overloaded", "timeout")  # faults that end the attempt in a model error, on purpose
 EDIT_TEXTS = ["hello brave new world", "The answer is 42.", "é ünïcode ✓"]
 NOTE = re.compile(r"\s+<- .*$")  # a console line's mark (injected, edited, by hand): not part of the run's output
+BARE = re.compile(r"^turn \d+:$")
 BAD_UPLOAD = b'{"replies": [{"stop_reason": "end_turn"}], "surprise": 1}'
 
 
@@ -271,9 +272,11 @@ class LearnerOnThePage(RuleBasedStateMachine):
             return
         lines = console(self.at)
         counted = [r for r in state.records if r.counted and r.turn <= shown_turn]
-        sent = lines[-1].removeprefix("messages sent each turn:").strip()
-        numbers = [int(n) for n in sent.split(", ")] if sent else []
+        numbers, wholes = sent_each_turn(lines[-1])
         assert len(numbers) == len(counted), (self.said(), lines[-1], len(counted))
+        assert [r.messages_sent for r in counted] == numbers, (self.said(), lines[-1])
+        if wholes is not None:
+            assert [r.sent for r in counted] == wholes, (self.said(), lines[-1])
         dot = run_graph_dot(self.at)
         for record, number in zip(counted, numbers, strict=True):
             drawn = re.search(rf'"ask {record.turn}\\n(\d+) messages? sent', dot)
@@ -283,6 +286,10 @@ class LearnerOnThePage(RuleBasedStateMachine):
         if counted and counted[-1].turn == shown_turn and heading is not None:
             said_sent = int(re.search(r"\*\*Turn \d+ sent\*\* (\d+) message", heading).group(1))
             assert said_sent == numbers[-1], (self.said(), heading, numbers[-1])
+            whole = re.search(r"the whole array: (\d+)", heading)
+            assert (whole is not None) == (wholes is not None), (self.said(), heading, lines[-1])
+            if whole is not None:
+                assert int(whole.group(1)) == wholes[-1], (self.said(), heading, lines[-1])
 
     @invariant()
     def tool_use_ids_are_unique_in_the_branch(self) -> None:
@@ -310,8 +317,19 @@ class LearnerOnThePage(RuleBasedStateMachine):
         model = FakeModel(script)
         for _ in state.records:
             step(replayed, model)
-        on_screen = [NOTE.sub("", line) for line in console(self.at)]
-        assert console_lines(replayed, returned=False) == on_screen, (self.said(), on_screen)
+        # The marks (injected, edited, by hand) are the page's, not the run's output; a turn that printed nothing of
+        # its own shows a bare "turn N:" line to hold its mark.
+        on_screen = [line for line in (NOTE.sub("", line) for line in console(self.at)) if not BARE.match(line)]
+        assert console_lines(replayed, returned=False, readable=True) == on_screen, (self.said(), on_screen)
 
     def teardown(self) -> None:
         self.at = None
+
+
+def sent_each_turn(line: str) -> tuple[list[int], list[int] | None]:
+    """The console's last line read back: the messages each turn sent, and over a thread the whole array's."""
+    said = line.removeprefix("messages sent each turn:").strip()
+    if said.startswith("none yet"):
+        return [], None
+    sent, _, whole = said.partition(" over a message thread (the whole array each turn: ")
+    return [int(n) for n in sent.split(", ")], [int(n) for n in whole.rstrip(")").split(", ")] if whole else None
