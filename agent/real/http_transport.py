@@ -444,7 +444,8 @@ class ApiHttpServer:
                                 headers=[("server", "loop-sandbox-stand-in")], backlog=BACKLOG,
                                 timeout_keep_alive=IDLE_TIMEOUT,  # type: ignore[arg-type]
                                 h11_max_incomplete_event_size=MAX_LINE_BYTES)
-        self._uvicorn = uvicorn.Server(config)
+        self.uvicorn = uvicorn.Server(config)
+        """The uvicorn server that runs it (its `server_state.connections` are the open connections)."""
 
     @property
     def base_url(self) -> str:
@@ -460,7 +461,7 @@ class ApiHttpServer:
         with self._serving:
             if self._stop_asked:
                 return
-            self._uvicorn.run(sockets=[self.socket])
+            self.uvicorn.run(sockets=[self.socket])
 
     def stop(self, grace: float) -> int:
         """Stop accepting, wait up to `grace` seconds for requests in flight; how many were still running.
@@ -468,12 +469,12 @@ class ApiHttpServer:
         Call it from another thread than the one in `serve_forever`; those still running are then cut off.
         """
         self.stopping = self._stop_asked = True
-        self._uvicorn.should_exit = True
+        self.uvicorn.should_exit = True
         with self._idle:
             self._idle.wait_for(lambda: self._in_flight == 0, timeout=grace)
             still_running = self._in_flight
         if still_running:
-            self._uvicorn.force_exit = True
+            self.uvicorn.force_exit = True
         with self._serving:  # uvicorn, if it ran, has closed the listening socket and the connections
             pass
         self.server_close()
