@@ -296,3 +296,69 @@ def test_a_get_with_a_body_is_answered_and_its_body_never_read_as_the_next_reque
         assert read_answer(sock, buffer).json()["script"] == "hostile"
         sock.sendall(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
         assert read_answer(sock, buffer).status == 200
+
+
+# ---------------------------------------------------------------- what uvicorn's h11 layer meets before any route
+
+def test_a_request_h11_refuses_is_answered_in_the_api_shape_and_logged_with_its_method_and_path():
+    lines = []
+    with running_server(SCRIPT, log=lines.append) as running:
+        message = assert_api_error(exchange(running.base_url, b"PUT /x HTTP/1.1\r\ncontent-length: 0\r\n\r\n"), 400)
+    assert message == "an HTTP/1.1 request needs a host header"
+    assert lines == ["PUT /x -> 400 invalid_request_error: an HTTP/1.1 request needs a host header"]
+
+
+def test_headers_too_long_get_431(server):
+    head = b"GET / HTTP/1.1\r\nhost: x\r\n" + b"x-filler: " + b"a" * 70_000 + b"\r\n\r\n"
+    assert_api_error(exchange(server.base_url, head), 431)
+
+
+def test_a_whole_request_then_a_half_close_is_still_answered():
+    with running_server(SCRIPT, delay=0.3) as running:  # the close has arrived long before the answer is ready
+        answer = exchange(running.base_url, post_bytes("/v1/messages", json.dumps(GOOD).encode()), half_close=True)
+    assert answer.status == 200 and answer.json()["content"][0]["text"] == "hello there, friend"
+
+
+@pytest.mark.parametrize("sent", [b"", b"POST /v1/messages HTTP/1.1\r\nhost: x\r\n"])
+def test_a_connection_that_never_finishes_its_head_is_closed_after_the_idle_time(monkeypatch, sent):
+    monkeypatch.setattr(transport, "IDLE_TIMEOUT", 0.5)  # read when the server is made
+    with running_server(SCRIPT) as running, connect(running.base_url) as sock:
+        sock.sendall(sent)
+        assert closed_by_server(sock, wait=5)
+
+
+def test_every_connection_it_accepts_has_nagle_off(server):
+    """An answer in two writes on a connection with Nagle on waits for the client's delayed ACK (about 40 ms)."""
+    with connect(server.base_url) as sock:
+        buffer = bytearray()
+        sock.sendall(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
+        assert read_answer(sock, buffer).status == 200
+        accepted = [connection.transport.get_extra_info("socket")
+                    for connection in server.uvicorn.server_state.connections]
+        assert accepted and all(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in accepted)
+
+
+def chunks_of(framed: bytes) -> list[bytes]:
+    """The chunks of a chunked body, as they were framed."""
+    chunks = []
+    while True:
+        size_line, _, framed = framed.partition(b"\r\n")
+        size = int(size_line, 16)
+        if size == 0:
+            return chunks
+        chunks.append(framed[:size])
+        framed = framed[size + 2:]
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05])
+def test_a_paced_stream_sends_its_events_one_by_one_and_an_unpaced_one_at_once(delay):
+    """With a delay each event leaves on its own (a learner watches the reply arrive); without, in one write."""
+    with running_server(SCRIPT, delay=delay) as running, connect(running.base_url) as sock:
+        sock.sendall(post_bytes("/v1/messages", json.dumps({**GOOD, "stream": True}).encode()))
+        raw = bytearray()
+        while not raw.endswith(b"\r\n0\r\n\r\n"):
+            raw += sock.recv(65536)
+    chunks = chunks_of(bytes(raw).partition(b"\r\n\r\n")[2])
+    events = b"".join(chunks).count(b"event: ")
+    assert events > 5 and len(chunks) == (events if delay else 1)
+    assert all(chunk.startswith(b"event: ") and chunk.endswith(b"\n\n") for chunk in chunks)

@@ -220,6 +220,10 @@ class ApiFrame:
         if target_length > MAX_LINE_BYTES:
             raise ApiError(414, "invalid_request_error", f"the request line is longer than {MAX_LINE_BYTES} bytes",
                            close=True)
+        if sum(len(name) + len(value) + 4 for name, value in scope["headers"]) > MAX_LINE_BYTES:
+            # h11 holds at most this much of a head unparsed; one that arrived at once is held to the same limit
+            raise ApiError(431, "invalid_request_error", f"the request's headers are longer than {MAX_LINE_BYTES} "
+                                                         "bytes", close=True)
         method = scope["method"]
         if method not in ALLOWED_METHODS:
             raise ApiError(405, "invalid_request_error",
@@ -445,6 +449,7 @@ class ApiHttpServer:
                                 timeout_keep_alive=IDLE_TIMEOUT,  # type: ignore[arg-type]
                                 h11_max_incomplete_event_size=MAX_LINE_BYTES)
         self.uvicorn = uvicorn.Server(config)
+        """What runs it; its `server_state.connections` are the connections open now."""
         """The uvicorn server that runs it (its `server_state.connections` are the open connections)."""
 
     @property
