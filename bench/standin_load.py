@@ -3,17 +3,18 @@
 Starts `python -m agent serve` on a script whose one reply streams as about 70
 server-sent events, then opens CLIENTS connections at once, each sending ROUNDS
 streaming requests one after another on its kept-alive connection and reading
-every answer to its `message_stop` event. Prints, per server: the time to
+every answer to its `message_stop` event. Prints, per run: the time to
 connect, each request's latency (sent to last byte) p50 / p95 / max, requests
-a second, errors, and the server process's CPU a request, peak memory and
-threads. With `--before COMMIT` the same load also meets the server as it was at
-that commit (its `agent/` and `scripts/` unpacked with `git archive` into a
-temporary folder and served from there), and the ratios after / before, measured
-in the same run, are printed.
+a second, errors, and the server process's CPU a request (and how much of one
+core it got while loaded: on a shared machine the wall-clock figures follow it),
+peak memory and threads. With `--before COMMIT` the same load also meets the
+server as it was at that commit (its `agent/` and `scripts/` unpacked with `git
+archive` into a temporary folder and served from there), the two taking turns
+`--repeats` times, and the ratios after / before of the medians are printed.
 
 Bounded: a time limit on each run; every socket is to 127.0.0.1.
 
-    python bench/standin_load.py [--clients 500] [--rounds 4] [--before f47e865]
+    python bench/standin_load.py [--clients 500] [--rounds 4] [--repeats 3] [--before f47e865]
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import tarfile
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -164,13 +166,10 @@ def sample_threads(pid: int, loaded: threading.Event, run: Run) -> None:
         run.threads = max(run.threads, proc_figures(pid)[2])
 
 
-def ms(values: list[float], share: float | None = None) -> str:
+def ms(values: list[float], part: float | None = None) -> str:
     if not values:
         return "-"
-    if share is None:
-        return f"{statistics.median(values) * 1000:.0f}"
-    ordered = sorted(values)
-    return f"{ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000:.0f}"
+    return f"{(statistics.median(values) if part is None else share(values, part)) * 1000:.0f}"
 
 
 def summary(name: str, run: Run, clients: int, rounds: int) -> str:
@@ -179,7 +178,8 @@ def summary(name: str, run: Run, clients: int, rounds: int) -> str:
             f"{max(run.connects, default=0) * 1000:.0f} ms; request p50 {ms(run.latencies)} / p95 "
             f"{ms(run.latencies, 0.95)} / max {max(run.latencies, default=0) * 1000:.0f} ms; "
             f"{answered / run.seconds:.0f} requests/s ({answered} of {clients * rounds} in {run.seconds:.1f} s); "
-            f"errors {len(run.errors)}; server CPU {run.cpu_seconds / max(answered, 1) * 1000:.2f} ms a request, "
+            f"errors {len(run.errors)}; server CPU {run.cpu_seconds / max(answered, 1) * 1000:.2f} ms a request "
+            f"({run.cpu_seconds / run.seconds:.0%} of one core while loaded), "
             f"peak RSS {run.peak_rss_mb:.0f} MB, at most {run.threads} threads; the clients' CPU "
             f"{run.client_cpu_seconds / max(answered, 1) * 1000:.2f} ms a request")
 
@@ -197,34 +197,50 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=4, help="streaming requests each client sends in turn")
     parser.add_argument("--before", metavar="COMMIT", help="also load the server as it was at this commit")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each server, taken in turns")
     args = parser.parse_args()
-    if not 1 <= args.clients <= 2000 or not 1 <= args.rounds <= 50:
-        parser.error("--clients must be 1 to 2000 and --rounds 1 to 50: the load stays bounded")
+    if not 1 <= args.clients <= 2000 or not 1 <= args.rounds <= 50 or not 1 <= args.repeats <= 10:
+        parser.error("--clients must be 1 to 2000, --rounds 1 to 50 and --repeats 1 to 10: the load stays bounded")
     with tempfile.TemporaryDirectory(prefix="standin-load-") as folder:
         script_path = Path(folder) / "long_answer.json"
         script_path.write_text(json.dumps(SCRIPT))
         events = len(ANSWER.split()) + 6
         print(f"stand-in load: {args.clients} streaming clients at once x {args.rounds} requests each on a kept-alive "
               f"connection; each answer about {events} events; loopback, {os.cpu_count()} cores shared")
-        after = measure(ROOT, script_path, args.clients, args.rounds)
-        print(summary("after (uvicorn + Starlette)", after, args.clients, args.rounds))
-        for error in sorted(set(after.errors))[:5]:
-            print(f"  error: {error}")
-        if not args.before:
-            return
-        before = measure(unpacked(args.before, Path(folder) / "before"), script_path, args.clients, args.rounds)
-        print(summary(f"before ({args.before}, http.server)", before, args.clients, args.rounds))
-        for error in sorted(set(before.errors))[:5]:
-            print(f"  error: {error}")
-        ratio = [(label, a, b) for label, a, b in (
-            ("request p50", statistics.median(after.latencies or [0]), statistics.median(before.latencies or [0])),
-            ("request p95", float(ms(after.latencies, 0.95)), float(ms(before.latencies, 0.95))),
-            ("request max", max(after.latencies, default=0), max(before.latencies, default=0)),
-            ("requests/s", len(after.latencies) / after.seconds, len(before.latencies) / before.seconds),
-            ("CPU a request", after.cpu_seconds / max(len(after.latencies), 1),
-             before.cpu_seconds / max(len(before.latencies), 1)))]
-        print("after / before, same run: " + ", ".join(f"{label} {a / b:.2f}x" if b else f"{label} -"
-                                                        for label, a, b in ratio))
+        before_folder = unpacked(args.before, Path(folder) / "before") if args.before else None
+        afters, befores = [], []
+        for _ in range(args.repeats):  # in turns, so a change in the machine's load meets both alike
+            afters.append(measure(ROOT, script_path, args.clients, args.rounds))
+            print(summary("after (uvicorn + Starlette)", afters[-1], args.clients, args.rounds))
+            for error in sorted(set(afters[-1].errors))[:5]:
+                print(f"  error: {error}")
+            if before_folder is None:
+                continue
+            befores.append(measure(before_folder, script_path, args.clients, args.rounds))
+            print(summary(f"before ({args.before}, http.server)", befores[-1], args.clients, args.rounds))
+            for error in sorted(set(befores[-1].errors))[:5]:
+                print(f"  error: {error}")
+        if befores:
+            ratios = ", ".join(f"{label} {median_of(figure, afters) / median_of(figure, befores):.2f}x"
+                               for label, figure in FIGURES)
+            print(f"after / before, medians of {args.repeats} runs each, in turns: {ratios}")
+
+
+def median_of(figure: Callable[[Run], float], runs: list[Run]) -> float:
+    return statistics.median(figure(run) for run in runs) or float("nan")
+
+
+def share(values: list[float], part: float) -> float:
+    ordered = sorted(values) or [0.0]
+    return ordered[min(len(ordered) - 1, int(part * len(ordered)))]
+
+
+FIGURES = [("request p50", lambda run: statistics.median(run.latencies or [0.0])),
+           ("request p95", lambda run: share(run.latencies, 0.95)),
+           ("request max", lambda run: max(run.latencies, default=0.0)),
+           ("connect max", lambda run: max(run.connects, default=0.0)),
+           ("requests/s", lambda run: len(run.latencies) / run.seconds),
+           ("server CPU a request", lambda run: run.cpu_seconds / max(len(run.latencies), 1))]
 
 
 if __name__ == "__main__":
