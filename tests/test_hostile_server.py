@@ -362,3 +362,23 @@ def test_a_paced_stream_sends_its_events_one_by_one_and_an_unpaced_one_at_once(d
     events = b"".join(chunks).count(b"event: ")
     assert events > 5 and len(chunks) == (events if delay else 1)
     assert all(chunk.startswith(b"event: ") and chunk.endswith(b"\n\n") for chunk in chunks)
+
+
+def test_a_stop_whose_grace_runs_out_answers_what_it_cuts_off_in_the_api_shape():
+    process, base_url = start_cli_server("--delay", "5", "--grace", "0.5")
+    try:
+        socks = [stream_request(base_url) for _ in range(3)]
+        time.sleep(0.5)  # every request is in, each waiting out its delay
+        process.send_signal(signal.SIGTERM)
+        answers = [read_answer(sock) for sock in socks]
+        output, errors = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, errors
+    for answer in answers:
+        assert "stopped before it answered" in assert_api_error(answer, 503, "api_error")
+        assert answer.headers["x-should-retry"] == "true"
+    assert output.splitlines()[-1] == "stopped: 3 request(s) still being answered after 0.5 s were cut off"
+    for sock in socks:
+        sock.close()

@@ -198,6 +198,14 @@ class ApiFrame:
                     await error_response(error, request_id)(scope, receive, send_with_id)
             except _ClientGone:
                 return  # nobody to answer, nothing to log
+            except asyncio.CancelledError:  # a stop whose grace ran out: said in the API's shape, not uvicorn's
+                if not status:
+                    stopped = ApiError(503, "api_error", "the stand-in server stopped before it answered; send the "
+                                                         "request again once it runs", {"x-should-retry": "true"},
+                                       close=True)
+                    state["log_note"] = f"{stopped.kind}: {stopped.message}"
+                    await error_response(stopped, request_id)(scope, receive, send_with_id)
+                raise
             except Exception as exc:  # a fault: Starlette has answered it (`_server_fault`) and raised it again
                 state.setdefault("fault", exc)
                 if not status:  # a fault of the frame itself
