@@ -203,6 +203,18 @@ def test_a_fault_of_the_server_is_a_generic_500_and_its_cause_only_in_the_log(mo
     assert any("RuntimeError: internal detail" in line for line in lines)
 
 
+def test_a_fault_of_the_http_layer_itself_is_the_same_generic_500(monkeypatch):
+    lines = []
+
+    async def broken(receive):
+        raise RuntimeError("frame detail")
+
+    monkeypatch.setattr(transport, "_read_body", broken)
+    with running_server(SCRIPT, log=lines.append) as running:
+        message = assert_api_error(post_json_text(running, json.dumps(GOOD)), 500, "api_error")
+    assert "frame detail" not in message and any("RuntimeError: frame detail" in line for line in lines)
+
+
 def test_the_sdk_still_works_after_hostile_neighbours(server):
     for raw in (b"GARBAGE\r\n\r\n", b"PUT / HTTP/1.1\r\n\r\n"):
         exchange(server.base_url, raw)

@@ -209,7 +209,8 @@ class ApiFrame:
             except Exception as exc:  # a fault: Starlette has answered it (`_server_fault`) and raised it again
                 state.setdefault("fault", exc)
                 if not status:  # a fault of the frame itself
-                    await _server_fault(Request(scope), exc)
+                    answer = await _server_fault(Request(scope), exc)
+                    await answer(scope, receive, send_with_id)
             finally:
                 if scope["method"] == "POST":
                     self.server.counted()
