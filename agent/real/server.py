@@ -26,7 +26,7 @@ import re
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -290,7 +290,7 @@ class _Routes:
         log_note(request, "count_tokens (estimate)")
         return ApiJSONResponse(counted, headers={"x-token-count": ESTIMATE_NOTE})
 
-    async def messages(self, request: Request) -> Response:
+    async def messages(self, request: Request) -> Response | _EventsAtOnce:
         parsed, version = self._checked(request, await request.body())
         streaming = parsed.get("stream") is True
         try:
@@ -307,21 +307,40 @@ class _Routes:
             return self._event_stream(stream_events(message))
         return ApiJSONResponse(message)
 
-    def _event_stream(self, events: Iterator[tuple[str, dict[str, Any]]]) -> Response:
-        """Server-sent events. Nothing paces them without a delay, so they leave in one write: a client reads
-        them the same, and seventy small writes, each waking the client, cost the server more than the reply."""
+    def _event_stream(self, events: Iterator[tuple[str, dict[str, Any]]]) -> Response | _EventsAtOnce:
+        """Server-sent events: one by one, paced by the delay; without one, all at once (see `_EventsAtOnce`)."""
         delay = self.server.delay
+        if not delay:
+            return _EventsAtOnce(b"".join(_event_bytes(name, data) for name, data in events))
 
         async def chunks() -> AsyncIterator[bytes]:
-            if not delay:
-                yield b"".join(_event_bytes(name, data) for name, data in events)
-                return
             for name, data in events:
                 yield _event_bytes(name, data)
                 if name == "content_block_delta":
                     await asyncio.sleep(delay / 10)  # slow enough to watch the reply arrive
 
-        return StreamingResponse(chunks(), media_type="text/event-stream", headers={"cache-control": "no-cache"})
+        return StreamingResponse(chunks(), media_type=EVENT_STREAM[0], headers={"cache-control": "no-cache"})
+
+
+EVENT_STREAM = ("text/event-stream", b"text/event-stream; charset=utf-8")
+
+
+class _EventsAtOnce:
+    """A stream that nothing paces, as one chunk of a chunked answer: a client reads the events the same.
+
+    Seventy small writes, each waking the client, would cost more than the reply; and with nothing left to
+    generate, no task need listen for a disconnect, as Starlette's StreamingResponse does (a fifth of a
+    request's CPU here).
+    """
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    async def __call__(self, scope: Any, receive: Any, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", EVENT_STREAM[1]), (b"cache-control", b"no-cache")]})
+        await send({"type": "http.response.body", "body": self.body, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def _event_bytes(name: str, data: dict[str, Any]) -> bytes:
