@@ -179,15 +179,33 @@ class ApiFrame:
         raw_path = scope.get("raw_path") or scope["path"].encode()
         route = printable(raw_path.decode("latin-1"), 100)
         scope["path"] = scope["path"].rstrip("/") or "/"
-        status = 0
+        status, logged = 0, False
+        method = printable(scope["method"], 20)
+
+        def log_once() -> None:
+            nonlocal logged
+            if logged:
+                return
+            logged = True
+            fault = state.get("fault")
+            if fault is not None:
+                self.server.log_line(f"{method} {route} -> internal failure: {type(fault).__name__}: "
+                                     f"{printable(fault)}")
+            note = state.get("log_note", "")
+            if note or status >= 400:
+                self.server.log_line(f"{method} {route} -> {status}" + (f" {printable(note, 300)}" if note else ""))
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
                 message = {**message, "headers": [*message.get("headers", []), (b"request-id", request_id.encode())]}
+            elif not message.get("more_body", False):
+                log_once()  # before the answer's end leaves: a client that has its answer finds its line written
             await send(message)
 
+        if scope["method"] == "POST":
+            self.server.counted()  # counted on arrival, so a client that has its answer finds it counted
         with self.server.in_flight():
             try:
                 body = await self._refusal_or_body(scope, receive, len(raw_path) + len(scope.get("query_string", b"")))
@@ -212,15 +230,7 @@ class ApiFrame:
                     answer = await _server_fault(Request(scope), exc)
                     await answer(scope, receive, send_with_id)
             finally:
-                if scope["method"] == "POST":
-                    self.server.counted()
-        method = printable(scope["method"], 20)
-        fault = state.get("fault")
-        if fault is not None:
-            self.server.log_line(f"{method} {route} -> internal failure: {type(fault).__name__}: {printable(fault)}")
-        note = state.get("log_note", "")
-        if note or status >= 400:
-            self.server.log_line(f"{method} {route} -> {status}" + (f" {printable(note, 300)}" if note else ""))
+                log_once()  # an answer cut off mid-stream
 
     async def _refusal_or_body(self, scope: Scope, receive: Receive, target_length: int) -> bytes:
         """The request's body, once the request line has passed; ApiError for what is refused."""
@@ -430,7 +440,7 @@ class ApiHttpServer:
         self.log = log
         """Called with one line a request; never with a header (the key travels in one)."""
         self.requests_answered = 0
-        """POST requests answered, whatever the answer."""
+        """POST requests received (and answered, whatever the answer)."""
         self.stopping = False
         self._log_lock = threading.Lock()
         self._in_flight = 0
