@@ -203,6 +203,18 @@ def test_a_fault_of_the_server_is_a_generic_500_and_its_cause_only_in_the_log(mo
     assert any("RuntimeError: internal detail" in line for line in lines)
 
 
+def test_a_fault_of_the_http_layer_itself_is_the_same_generic_500(monkeypatch):
+    lines = []
+
+    async def broken(receive):
+        raise RuntimeError("frame detail")
+
+    monkeypatch.setattr(transport, "_read_body", broken)
+    with running_server(SCRIPT, log=lines.append) as running:
+        message = assert_api_error(post_json_text(running, json.dumps(GOOD)), 500, "api_error")
+    assert "frame detail" not in message and any("RuntimeError: frame detail" in line for line in lines)
+
+
 def test_the_sdk_still_works_after_hostile_neighbours(server):
     for raw in (b"GARBAGE\r\n\r\n", b"PUT / HTTP/1.1\r\n\r\n"):
         exchange(server.base_url, raw)
@@ -296,3 +308,89 @@ def test_a_get_with_a_body_is_answered_and_its_body_never_read_as_the_next_reque
         assert read_answer(sock, buffer).json()["script"] == "hostile"
         sock.sendall(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
         assert read_answer(sock, buffer).status == 200
+
+
+# ---------------------------------------------------------------- what uvicorn's h11 layer meets before any route
+
+def test_a_request_h11_refuses_is_answered_in_the_api_shape_and_logged_with_its_method_and_path():
+    lines = []
+    with running_server(SCRIPT, log=lines.append) as running:
+        message = assert_api_error(exchange(running.base_url, b"PUT /x HTTP/1.1\r\ncontent-length: 0\r\n\r\n"), 400)
+    assert message == "an HTTP/1.1 request needs a host header"
+    assert lines == ["PUT /x -> 400 invalid_request_error: an HTTP/1.1 request needs a host header"]
+
+
+def test_headers_too_long_get_431(server):
+    head = b"GET / HTTP/1.1\r\nhost: x\r\n" + b"x-filler: " + b"a" * 70_000 + b"\r\n\r\n"
+    assert_api_error(exchange(server.base_url, head), 431)
+
+
+def test_a_whole_request_then_a_half_close_is_still_answered():
+    with running_server(SCRIPT, delay=0.3) as running:  # the close has arrived long before the answer is ready
+        answer = exchange(running.base_url, post_bytes("/v1/messages", json.dumps(GOOD).encode()), half_close=True)
+    assert answer.status == 200 and answer.json()["content"][0]["text"] == "hello there, friend"
+
+
+@pytest.mark.parametrize("sent", [b"", b"POST /v1/messages HTTP/1.1\r\nhost: x\r\n"])
+def test_a_connection_that_never_finishes_its_head_is_closed_after_the_idle_time(monkeypatch, sent):
+    monkeypatch.setattr(transport, "IDLE_TIMEOUT", 0.5)  # read when the server is made
+    with running_server(SCRIPT) as running, connect(running.base_url) as sock:
+        sock.sendall(sent)
+        assert closed_by_server(sock, wait=5)
+
+
+def test_every_connection_it_accepts_has_nagle_off(server):
+    """An answer in two writes on a connection with Nagle on waits for the client's delayed ACK (about 40 ms)."""
+    with connect(server.base_url) as sock:
+        buffer = bytearray()
+        sock.sendall(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
+        assert read_answer(sock, buffer).status == 200
+        accepted = [connection.transport.get_extra_info("socket")
+                    for connection in server.uvicorn.server_state.connections]
+        assert accepted and all(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in accepted)
+
+
+def chunks_of(framed: bytes) -> list[bytes]:
+    """The chunks of a chunked body, as they were framed."""
+    chunks = []
+    while True:
+        size_line, _, framed = framed.partition(b"\r\n")
+        size = int(size_line, 16)
+        if size == 0:
+            return chunks
+        chunks.append(framed[:size])
+        framed = framed[size + 2:]
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05])
+def test_a_paced_stream_sends_its_events_one_by_one_and_an_unpaced_one_at_once(delay):
+    """With a delay each event leaves on its own (a learner watches the reply arrive); without, in one write."""
+    with running_server(SCRIPT, delay=delay) as running, connect(running.base_url) as sock:
+        sock.sendall(post_bytes("/v1/messages", json.dumps({**GOOD, "stream": True}).encode()))
+        raw = bytearray()
+        while not raw.endswith(b"\r\n0\r\n\r\n"):
+            raw += sock.recv(65536)
+    chunks = chunks_of(bytes(raw).partition(b"\r\n\r\n")[2])
+    events = b"".join(chunks).count(b"event: ")
+    assert events > 5 and len(chunks) == (events if delay else 1)
+    assert all(chunk.startswith(b"event: ") and chunk.endswith(b"\n\n") for chunk in chunks)
+
+
+def test_a_stop_whose_grace_runs_out_answers_what_it_cuts_off_in_the_api_shape():
+    process, base_url = start_cli_server("--delay", "5", "--grace", "0.5")
+    try:
+        socks = [stream_request(base_url) for _ in range(3)]
+        time.sleep(0.5)  # every request is in, each waiting out its delay
+        process.send_signal(signal.SIGTERM)
+        answers = [read_answer(sock) for sock in socks]
+        output, errors = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, errors
+    for answer in answers:
+        assert "stopped before it answered" in assert_api_error(answer, 503, "api_error")
+        assert answer.headers["x-should-retry"] == "true"
+    assert output.splitlines()[-1] == "stopped: 3 request(s) still being answered after 0.5 s were cut off"
+    for sock in socks:
+        sock.close()
