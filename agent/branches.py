@@ -125,12 +125,15 @@ def prefix(state: RunState, turn: int) -> RunState:
     """A new run holding `state` as it stood right after `turn` (a deep copy: the two never share an object)."""
     if not 0 <= turn <= state.turn:
         raise BranchError(f"there is no turn {turn} to fork from: the run has {state.turn} turn(s)")
-    # A refused request is counted as a turn but added nothing: the state after it is the state before it.
-    records = copy.deepcopy([r for r in prefix_records(state, turn) if r.branch != "bad_request"])
-    ended_here = state.done and turn == state.turn and bool(records) and records[-1].turn == turn \
-        and records[-1].counted
+    records = prefix_records(state, turn)
+    if records and records[-1].branch == "bad_request":
+        # A refused request is counted as a turn but added nothing: the state after it is the state after the
+        # turn before (its failed attempts, a 529 say, went with it: the turn is to be taken again).
+        return prefix(state, turn - 1)
+    ended_here = state.done and turn == state.turn  # the run's ending is the fork's, when it forks at the end
     return RunState(state.task, system=state.system, tool_names=list(state.tool_names), max_turns=state.max_turns,
-                    max_tokens=state.max_tokens, messages=copy.deepcopy(state.messages_after(turn)), records=records,
+                    max_tokens=state.max_tokens, messages=copy.deepcopy(state.messages_after(turn)),
+                    records=copy.deepcopy(records),
                     result=state.result if ended_here else None)
 
 
