@@ -215,13 +215,13 @@ class RunTree:
         hand = HandModel()
         hand.give(stop_reason, blocks, branch.state.tool_names, check_inputs=False,
                   taken=tool_use_ids(state.messages))
-        kept_marks = {i: m for i, m in branch.marks.items() if i < len(state.records)}
         record = step(state, hand)
         if record.reply is not None and old.reply is not None and "id" in old.reply:
             record.reply["id"] = old.reply["id"]  # the reply it changes, changed: a script goes on after it
-        # The branch keeps its RunState object (a page holds on to it), with the edited turn's data in it.
+        # The branch keeps its RunState object (a page holds on to it), with the edited turn's data in it; the
+        # records keep their places, so the marks do too (the edited turn's own is replaced below).
         branch.state.messages, branch.state.records, branch.state.result = state.messages, state.records, state.result
-        branch.marks, branch.shared = kept_marks, turn - 1
+        branch.shared = turn - 1
         words = _reply_change(old.reply or {}, record.reply or {})
         branch.mark(record, "edited", f"reply edited: {words}")
         return record
@@ -238,7 +238,7 @@ class RunTree:
         run.content, run.is_error = content, bool(is_error)
         results = branch.state.messages[record.sent + 1]["content"]
         results[position] = run.result_block()
-        branch.shared = branch.fork_turn - 1
+        pass
         previous = branch.mark_of(record)
         said = f"result of {run.name} edited" + (" (an error)" if is_error else "")
         branch.mark(record, "edited", f"{previous.words}; {said}" if previous else said)

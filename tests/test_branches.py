@@ -338,14 +338,16 @@ def test_a_reply_by_hand_after_a_scripted_529_leaves_the_script_after_the_529():
 def test_a_failed_hand_attempt_takes_no_reply_from_the_script_and_is_not_marked_as_written_by_hand():
     tree, _ = played_run("three_tool_chain")
     branch = tree.fork(1)
-    tree.step(HandModel())  # sent before a reply was written: a failed attempt at turn 2
-    assert console_lines(branch.state, console_notes(branch), returned=False)[1] == (
-        "turn 2: model error: you are the model: write its reply first, then send it")  # not said to be by hand
-    run_to_end(branch.state, FakeModel(load_script("three_tool_chain"), calls=branch.script_replies_used(1)))
-    assert branch.state.result == "THE SUM IS 3.5 has 4 words."
-    assert turn_lines(branch.state, 2) == [
-        "turn 2: model error: you are the model: write its reply first, then send it",
-        'turn 2: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5']  # reply 2: no reply of the script skipped
+    hand = HandModel()
+    tree.step(hand)  # sent before a reply was written: a failed attempt at turn 2
+    hand.give("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 1, "b": 1}}], branch.state.tool_names)
+    tree.step(hand)
+    assert console_lines(branch.state, console_notes(branch), returned=False)[1:3] == [
+        "turn 2: model error: you are the model: write its reply first, then send it",  # not said to be by hand
+        'turn 2: add {"a": 1, "b": 1} -> 2   <- ✋ by hand']
+    again = tree.fork(2)
+    run_to_end(again.state, FakeModel(load_script("three_tool_chain"), calls=again.script_replies_used(2)))
+    assert turn_lines(again.state, 3) == ['turn 3: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5']  # reply 2
 
 
 def test_a_fault_on_the_turn_after_the_fork_leaves_no_mark_on_the_fork_s_own_next_turn():
@@ -419,3 +421,16 @@ def test_a_reply_by_hand_after_a_script_that_used_hand_ids_takes_new_ones():
     step(state, hand)
     assert state.result == "Done." and [r.reply["content"][0]["id"] for r in state.records[:2]] == [
         "toolu_hand_0001", "toolu_hand_0002"]
+
+
+def test_an_injected_529_takes_no_reply_even_when_its_retry_fails_and_the_turn_is_written_by_hand():
+    tree, _ = stepped_run("overloaded_529", 1)
+    script = load_script("overloaded_529")
+    model = FakeModel(script, calls=1)
+    tree.step(model, Fault("overloaded"))  # turn 2: the injected 529, then the retry meets the script's own 529
+    hand = HandModel()
+    hand.give("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 5, "b": 0}}], ["add", "word_count"])
+    tree.step(hand)
+    branch = tree.fork(2)
+    run_to_end(branch.state, FakeModel(script, calls=branch.script_replies_used(2)))
+    assert branch.state.result == "2 + 3 is 5."  # reply 3: the script has not run out
