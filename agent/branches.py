@@ -238,7 +238,7 @@ class RunTree:
         run.content, run.is_error = content, bool(is_error)
         results = branch.state.messages[record.sent + 1]["content"]
         results[position] = run.result_block()
-        pass
+        branch.shared = branch.fork_turn - 1
         previous = branch.mark_of(record)
         said = f"result of {run.name} edited" + (" (an error)" if is_error else "")
         branch.mark(record, "edited", f"{previous.words}; {said}" if previous else said)

@@ -156,13 +156,12 @@ def look_back_to(page, turn: int) -> None:
 
 
 
-def progress(page) -> str:
-    return page.get_by_test_id("stProgress").inner_text()
+def on_screen(page, status: str, branch: str) -> None:
+    """Wait until the status line starts with `status` and the Branch on screen picker shows `branch`."""
+    from playwright.sync_api import expect
 
-
-def picked_branch(page) -> str:
-    """What the Branch on screen picker shows."""
-    return page.get_by_role("combobox", name="Branch on screen").input_value()
+    expect(page.get_by_test_id("stProgress")).to_contain_text(status, timeout=30_000)
+    expect(page.get_by_role("combobox", name="Branch on screen")).to_have_value(branch, timeout=30_000)
 
 
 def no_widget_state_warning(sandbox) -> None:
@@ -170,24 +169,26 @@ def no_widget_state_warning(sandbox) -> None:
 
 
 def test_after_a_second_fork_step_steps_the_branch_on_screen(sandbox_page, sandbox):
+    """Issue 16, point 1: the page went back to branch 1 after Step, which stepped branch 2 off screen."""
     page = sandbox_page
     choose(page, "Script", "A chain of three tools over three turns")
     click(page, "Run to end")
     open_panel(page, "Fork and edit")
     look_back_to(page, 3)
     click(page, "Fork here, after turn 3")
+    on_screen(page, "turn 3 of 40", "branch 1: from main after turn 3 · 3 turns, going on")
     look_back_to(page, 1)
     click(page, "Fork here, after turn 1")
-    assert progress(page).startswith("turn 1 of 40") and "branch 2: from branch 1 after turn 1" in picked_branch(page)
+    on_screen(page, "turn 1 of 40", "branch 2: from branch 1 after turn 1 · 1 turn, going on")
     step(page)
     shows(page, 'turn 2: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5\nmessages sent each turn: 1, 3')
-    assert progress(page).startswith("turn 2 of 40")
-    assert "branch 2: from branch 1 after turn 1 · 2 turns, going on" in picked_branch(page)
+    on_screen(page, "turn 2 of 40", "branch 2: from branch 1 after turn 1 · 2 turns, going on")
     no_exception_box(page)
     no_widget_state_warning(sandbox)
 
 
 def test_a_result_changed_on_a_branch_forked_from_main_picked_again_stays_on_that_branch(sandbox_page, sandbox):
+    """Issue 16, point 1: after main was picked and forked, Change it jumped back to main and lost the edit."""
     page = sandbox_page
     choose(page, "Script", "A chain of three tools over three turns")
     click(page, "Run to end")
@@ -195,17 +196,20 @@ def test_a_result_changed_on_a_branch_forked_from_main_picked_again_stays_on_tha
     look_back_to(page, 3)
     click(page, "Fork here, after turn 3")
     choose(page, "Branch on screen", "main: the run as it happened · THE SUM IS 3.5 has 4 words.")
+    on_screen(page, "turn 4 of 40", "main: the run as it happened · THE SUM IS 3.5 has 4 words.")
     look_back_to(page, 1)
     click(page, "Fork here, after turn 1")
+    on_screen(page, "turn 1 of 40", "branch 2: from main after turn 1 · 1 turn, going on")
     result = page.get_by_label("Result of add (call 1)")
     result.fill("35")
     result.press("Enter")
     wait_for_idle(page)
     click(page, "Change it")
     shows(page, 'turn 1: add {"a": 1.5, "b": 2} -> 35')
-    assert "branch 2: from main after turn 0 (turn 1 edited)" in picked_branch(page)
+    on_screen(page, "turn 1 of 40", "branch 2: from main after turn 0 (turn 1 edited) · 1 turn, going on")
     step(page)
     shows(page, 'turn 2: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5')
-    assert progress(page).startswith("turn 2 of 40") and "35" in console_text(page)
+    on_screen(page, "turn 2 of 40", "branch 2: from main after turn 0 (turn 1 edited) · 2 turns, going on")
+    assert "-> 35" in console_text(page)
     no_exception_box(page)
     no_widget_state_warning(sandbox)
