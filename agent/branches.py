@@ -11,21 +11,29 @@ the same checks as any other (a bad edit is refused in the API's words).
 Each branch keeps a few marks beside its records: a turn whose fault was
 injected (`agent.faults`), a turn edited at the fork, a reply written by hand.
 The whole tree is plain data that writes to JSON and reads back.
+
+Where a FakeModel script goes on from is read off a branch's records, not
+counted as it goes: the script numbers each reply it gives in the reply's id
+(`msg_fake_0005` is its fifth), and an edit keeps the id of the reply it
+changes, so the branch's latest numbered reply and the script's error entries
+after it say exactly how far the script got, whatever was injected, edited
+or written by hand in between.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agent.faults import Fault, step_with_fault
-from agent.hand_model import HandModel
+from agent.faults import FAILS_BEFORE_ASKING, Fault, step_with_fault
+from agent.hand_model import HandModel, tool_use_ids
 from agent.loop import Model, RunState, TurnRecord, step
 
 MAIN = "main"
-SCRIPT_SILENT = ("injected", "hand")  # marks of attempts that took no reply from the script
+SCRIPT_REPLY_ID = re.compile(r"^msg_fake_(\d+)$")  # agent.fake.FakeModel's id for its script's reply N
 
 
 class BranchError(ValueError):
@@ -40,6 +48,8 @@ class Mark:
     """`injected` (a fault), `edited` (changed at the fork) or `hand` (a reply written by the person)."""
     words: str
     """What was done, in a few words: shown in the graph and the console."""
+    fault: str = ""
+    """For `injected`: the fault's kind (`agent.faults.FAULTS`)."""
 
 
 @dataclass
@@ -68,12 +78,12 @@ class Branch:
         # By identity: two attempts can hold equal data (two identical 529s) and still be two records.
         return next((i for i, candidate in enumerate(self.state.records) if candidate is record), None)
 
-    def mark(self, record: TurnRecord, kind: str, words: str) -> None:
+    def mark(self, record: TurnRecord, kind: str, words: str, fault: str = "") -> None:
         """Mark one of this branch's records."""
         index = self._index(record)
         if index is None:
             raise BranchError(f"turn {record.turn}'s record is not one of {self.name}'s")
-        self.marks[index] = Mark(kind, words)
+        self.marks[index] = Mark(kind, words, fault)
 
     def mark_of(self, record: TurnRecord) -> Mark | None:
         """The mark of a record of this branch, if it has one."""
@@ -81,17 +91,29 @@ class Branch:
         return None if index is None else self.marks.get(index)
 
     def script_replies_used(self, turn: int) -> int:
-        """How many replies a FakeModel script had played when turn `turn` was done: where it continues from."""
+        """How many replies a FakeModel script had played when turn `turn` was done: where it continues from.
+
+        Read off the records: a numbered reply of the script says how far it had got (an injected cut-off,
+        refusal or broken tool changes the reply, not its number; an edit keeps it), and each error entry of
+        the script after it is one more. A reply written by hand, a refused request, a script that ran out and
+        an injected 529 or timeout (they fail before the model is asked) took none.
+        """
         used = 0
         for index, record in enumerate(prefix_records(self.state, turn)):
-            mark = self.marks.get(index)
-            if mark is not None and mark.kind in SCRIPT_SILENT:
-                continue
-            # A reply came from the script; so did an error entry (it has a status). A refused request or a
-            # script that ran out took none.
-            if record.reply is not None or (record.branch == "model_error" and (record.error or "")[:1].isdigit()):
-                used += 1
+            number = script_reply_number(record.reply)
+            if number is not None:
+                used = number
+            elif record.branch == "model_error" and (record.error or "")[:1].isdigit():  # an error with a status
+                mark = self.marks.get(index)
+                if mark is None or mark.kind != "injected" or mark.fault not in FAILS_BEFORE_ASKING:
+                    used += 1
         return used
+
+
+def script_reply_number(reply: dict[str, Any] | None) -> int | None:
+    """Which reply of its script a FakeModel's reply is (1 for the first); None for any other model's."""
+    found = SCRIPT_REPLY_ID.match(str((reply or {}).get("id", "")))
+    return int(found[1]) if found else None
 
 
 def prefix_records(state: RunState, turn: int) -> list[TurnRecord]:
@@ -103,12 +125,15 @@ def prefix(state: RunState, turn: int) -> RunState:
     """A new run holding `state` as it stood right after `turn` (a deep copy: the two never share an object)."""
     if not 0 <= turn <= state.turn:
         raise BranchError(f"there is no turn {turn} to fork from: the run has {state.turn} turn(s)")
-    # A refused request is counted as a turn but added nothing: the state after it is the state before it.
-    records = copy.deepcopy([r for r in prefix_records(state, turn) if r.branch != "bad_request"])
-    ended_here = state.done and turn == state.turn and bool(records) and records[-1].turn == turn \
-        and records[-1].counted
+    records = prefix_records(state, turn)
+    if records and records[-1].branch == "bad_request":
+        # A refused request is counted as a turn but added nothing: the state after it is the state after the
+        # turn before (its failed attempts, a 529 say, went with it: the turn is to be taken again).
+        return prefix(state, turn - 1)
+    ended_here = state.done and turn == state.turn  # the run's ending is the fork's, when it forks at the end
     return RunState(state.task, system=state.system, tool_names=list(state.tool_names), max_turns=state.max_turns,
-                    max_tokens=state.max_tokens, messages=copy.deepcopy(state.messages_after(turn)), records=records,
+                    max_tokens=state.max_tokens, messages=copy.deepcopy(state.messages_after(turn)),
+                    records=copy.deepcopy(records),
                     result=state.result if ended_here else None)
 
 
@@ -157,7 +182,7 @@ class RunTree:
             records = [step(branch.state, model)]
         else:
             records = step_with_fault(branch.state, model, fault)
-            branch.mark(records[0], "injected", fault.words())
+            branch.mark(records[0], "injected", fault.words(), fault.kind)
         if isinstance(model, HandModel) and records[-1].reply is not None:
             branch.mark(records[-1], "hand", "written by hand")
         return records
@@ -184,14 +209,19 @@ class RunTree:
         branch = self._editable()
         turn = branch.fork_turn
         old = next(r for r in branch.state.records if r.turn == turn and r.counted)
-        hand = HandModel()
-        hand.give(stop_reason, blocks, branch.state.tool_names, check_inputs=False)
         state = prefix(branch.state, turn - 1)
-        kept_marks = {i: m for i, m in branch.marks.items() if i < len(state.records)}
+        # The turn's failed attempts before its reply (a 529, say) happened all the same: the edit keeps them.
+        state.records += copy.deepcopy([r for r in branch.state.records if r.turn == turn and not r.counted])
+        hand = HandModel()
+        hand.give(stop_reason, blocks, branch.state.tool_names, check_inputs=False,
+                  taken=tool_use_ids(state.messages))
         record = step(state, hand)
-        # The branch keeps its RunState object (a page holds on to it), with the edited turn's data in it.
+        if record.reply is not None and old.reply is not None and "id" in old.reply:
+            record.reply["id"] = old.reply["id"]  # the reply it changes, changed: a script goes on after it
+        # The branch keeps its RunState object (a page holds on to it), with the edited turn's data in it; the
+        # records keep their places, so the marks do too (the edited turn's own is replaced below).
         branch.state.messages, branch.state.records, branch.state.result = state.messages, state.records, state.result
-        branch.marks, branch.shared = kept_marks, turn - 1
+        branch.shared = turn - 1
         words = _reply_change(old.reply or {}, record.reply or {})
         branch.mark(record, "edited", f"reply edited: {words}")
         return record

@@ -34,6 +34,7 @@ FAULTS = {
     "overloaded": "the service answers 529 overloaded, then the retry",
     "timeout": "the reply takes longer than the timeout",
 }
+FAILS_BEFORE_ASKING = ("overloaded", "timeout")  # no reply is asked for: a script's next reply stays unplayed
 OVERLOADED = {"status": 529, "type": "overloaded_error", "message": "Overloaded"}  # the API's own error body
 
 
@@ -123,10 +124,8 @@ class FaultyModel:
     def create(self, messages: list[dict[str, Any]], *, system: str, tools: list[dict[str, Any]],
                max_tokens: int) -> dict[str, Any]:
         """Fail, or answer with the inner model's reply changed, as the fault says."""
-        if self.fault.kind == "overloaded":
-            raise sdk_error(OVERLOADED)
-        if self.fault.kind == "timeout":
-            raise timeout_error()
+        if self.fault.kind in FAILS_BEFORE_ASKING:
+            raise sdk_error(OVERLOADED) if self.fault.kind == "overloaded" else timeout_error()
         reply = self.inner.create(messages, system=system, tools=tools, max_tokens=max_tokens)
         if self.fault.kind == "cut_off":
             return cut_off(reply, max_tokens)

@@ -15,6 +15,7 @@ this is how a teacher writes a scenario without opening a JSON file.
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,8 @@ from agent.tools import TOOLS, input_problem
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal",
                 "model_context_window_exceeded")
 FORM_BLOCK_TYPES = ("text", "thinking", "tool_use")
+HAND_MODEL = "you"  # the `model` of a reply a person wrote
+HAND_ID = "toolu_hand_"  # the start of a tool_use id made for a person's reply
 
 
 class HandReplyError(ValueError):
@@ -36,17 +39,20 @@ class NoReplyGiven(Exception):
 
 
 def reply_from_form(stop_reason: str, blocks: list[dict[str, Any]], tool_names: list[str],
-                    next_id: int = 1, check_inputs: bool = True) -> dict[str, Any]:
+                    next_id: int = 1, check_inputs: bool = True, taken: Collection[str] = ()) -> dict[str, Any]:
     """A reply in the API's shape from a form's blocks; raises HandReplyError in words.
 
     Each block is `{"type": "text", "text": ...}`, `{"type": "thinking", "thinking": ...}` or
     `{"type": "tool_use", "name": ..., "input": {...}}`. A tool_use block without an `id` gets
-    `toolu_hand_0001`, `toolu_hand_0002`, ... counting from `next_id`; one with an id keeps it (an
-    edit of a reply the model gave), and the request checks judge it on the next request.
-    With `check_inputs`, a tool must be one of `tool_names` and its input must fit its schema.
+    `toolu_hand_0001`, `toolu_hand_0002`, ... counting from `next_id` and passing over every id in `taken`
+    (the conversation's, see `tool_use_ids`) and in the blocks themselves, so a made id is never a
+    duplicate. One with an id keeps it (an edit of a reply the model gave), and the request checks judge it
+    on the next request. With `check_inputs`, a tool must be one of `tool_names` and its input must fit its
+    schema.
     """
     if not isinstance(stop_reason, str) or not stop_reason.strip():
         raise HandReplyError("pick a stop_reason")
+    fresh = _fresh_ids(next_id, {*taken, *(b.get("id") for b in blocks if b.get("type") == "tool_use")})
     content: list[dict[str, Any]] = []
     for position, block in enumerate(blocks, start=1):
         kind = block.get("type")
@@ -60,9 +66,7 @@ def reply_from_form(stop_reason: str, blocks: list[dict[str, Any]], tool_names: 
                 thinking["signature"] = block["signature"]
             content.append(signing.signed(thinking))
         elif kind == "tool_use":
-            content.append(_tool_use(position, block, tool_names, check_inputs, next_id))
-            if "id" not in block:
-                next_id += 1
+            content.append(_tool_use(position, block, tool_names, check_inputs, fresh))
         else:
             raise HandReplyError(f"block {position}: a reply's blocks here are {', '.join(FORM_BLOCK_TYPES)}, "
                                  f"not {kind!r}")
@@ -72,8 +76,15 @@ def reply_from_form(stop_reason: str, blocks: list[dict[str, Any]], tool_names: 
     return {"stop_reason": stop_reason, "content": content}
 
 
+def _fresh_ids(number: int, taken: Collection[Any]) -> Iterator[str]:
+    while True:
+        if (made := f"{HAND_ID}{number:04d}") not in taken:
+            yield made
+        number += 1
+
+
 def _tool_use(position: int, block: dict[str, Any], tool_names: list[str], check_inputs: bool,
-              next_id: int) -> dict[str, Any]:
+              fresh: Iterator[str]) -> dict[str, Any]:
     name, tool_input = block.get("name"), block.get("input", {})
     if not isinstance(name, str) or not name:
         raise HandReplyError(f"block {position}: a tool_use block needs a tool name")
@@ -86,8 +97,20 @@ def _tool_use(position: int, block: dict[str, Any], tool_names: list[str], check
         problem = input_problem(TOOLS[name], tool_input)
         if problem:
             raise HandReplyError(f"block {position}: {problem}")
-    block_id = block.get("id") if "id" in block else f"toolu_hand_{next_id:04d}"
+    block_id = block.get("id") if "id" in block else next(fresh)
     return {"type": "tool_use", "id": block_id, "name": name, "input": copy.deepcopy(tool_input)}
+
+
+def tool_use_ids(messages: list[dict[str, Any]]) -> set[str]:
+    """Every tool_use id in a conversation: the ids a new reply's calls must not take."""
+    return {block["id"] for message in messages if isinstance(message.get("content"), list)
+            for block in message["content"] if isinstance(block, dict) and block.get("type") == "tool_use"
+            and isinstance(block.get("id"), str)}
+
+
+def written_by_hand(reply: dict[str, Any] | None) -> bool:
+    """Whether a reply is one a person wrote (Be the model, or an edit), not a model's."""
+    return (reply or {}).get("model") == HAND_MODEL
 
 
 @dataclass
@@ -109,10 +132,13 @@ class HandModel:
         self._checker = RequestChecker(self.mode)
 
     def give(self, stop_reason: str, blocks: list[dict[str, Any]], tool_names: list[str],
-             check_inputs: bool = True) -> dict[str, Any]:
-        """Set the next reply from a form's blocks (see `reply_from_form`); returns it."""
-        reply = reply_from_form(stop_reason, blocks, tool_names, self.ids_given + 1, check_inputs)
-        self.ids_given += sum(1 for b in blocks if b.get("type") == "tool_use" and "id" not in b)
+             check_inputs: bool = True, taken: Collection[str] = ()) -> dict[str, Any]:
+        """Set the next reply from a form's blocks (see `reply_from_form`; `taken`: the conversation's ids)."""
+        reply = reply_from_form(stop_reason, blocks, tool_names, self.ids_given + 1, check_inputs, taken)
+        made = [given["id"] for asked, given in zip(blocks, reply["content"], strict=True)
+                if given["type"] == "tool_use" and "id" not in asked]
+        if made:
+            self.ids_given = int(made[-1].removeprefix(HAND_ID))
         self.pending = reply
         return reply
 
@@ -127,5 +153,5 @@ class HandModel:
         reply, self.pending = self.pending, None
         self.calls += 1
         self.replies.append(copy.deepcopy(reply))
-        return {"id": f"msg_hand_{self.calls:04d}", "type": "message", "role": "assistant", "model": "you",
+        return {"id": f"msg_hand_{self.calls:04d}", "type": "message", "role": "assistant", "model": HAND_MODEL,
                 **copy.deepcopy(reply)}

@@ -7,10 +7,11 @@ import pytest
 from agent.branches import MAIN, BranchError, RunTree, prefix
 from agent.fake import FakeModel
 from agent.faults import Fault
-from agent.hand_model import HandModel
+from agent.hand_model import HandModel, tool_use_ids
 from agent.loop import RunState, console_lines, run_to_end, step
+from agent.page.branches_view import console_notes
 from agent.real import record_script
-from agent.scripts import load_script, parse_script
+from agent.scripts import Script, load_script, parse_script
 from helpers import fake_run, reply, text, thinking, tool_use
 
 
@@ -224,3 +225,212 @@ def test_a_fork_at_a_refused_turn_starts_from_the_turn_before_it():
     again = tree.fork(2)
     assert again.fork_turn == 1 and again.state.turn == 1 and not again.state.done
     assert [r.branch for r in again.state.records] == ["tool_use"] and len(again.state.messages) == 3
+
+
+# ------------------------------------------------------------ where the script goes on after faults, edits, hands
+
+
+def stepped_run(name: str, turns: int, fault_at: int | None = None, fault: str = "") -> tuple[RunTree, FakeModel]:
+    """A run of script `name` stepped through the tree `turns` times (or until it ends), `fault` injected at one."""
+    script = load_script(name)
+    tree = RunTree.start(RunState(script.task, system=script.system, tool_names=script.tools,
+                                  max_turns=script.max_turns))
+    fake = FakeModel(script)
+    for turn in range(1, turns + 1):
+        if not tree.branch.state.done:
+            tree.step(fake, Fault(fault) if turn == fault_at else None)
+    return tree, fake
+
+
+def turn_lines(state: RunState, *turns: int) -> list[str]:
+    return [line for line in console_lines(state) if any(line.startswith(f"turn {t}:") for t in turns)]
+
+
+def test_the_issue_s_repro_a_fork_after_a_broken_tool_goes_on_with_the_next_reply_not_the_same_one_again():
+    """Issue 16, point 2: tool raises at turn 5, fork after turn 5, step twice. Today's code plays reply 5
+    again at turn 6, and turn 7's request is refused: messages.11.content.0: `tool_use` ids must be unique."""
+    tree, _ = stepped_run("runaway", 7, fault_at=5, fault="tool_raises")
+    clean, _ = stepped_run("runaway", 7)
+    branch = tree.fork(5)
+    model = FakeModel(load_script("runaway"), calls=branch.script_replies_used(5))
+    tree.step(model)
+    tree.step(model)
+    assert not branch.state.done, branch.state.result
+    assert turn_lines(branch.state, 6, 7) == turn_lines(clean.branch.state, 6, 7) == [
+        'turn 6: add {"a": 6, "b": 1} -> 7', 'turn 7: add {"a": 7, "b": 1} -> 8']
+
+
+@pytest.mark.parametrize("fault", ["tool_raises", "cut_off", "refusal", "overloaded", "timeout"])
+def test_after_any_fault_a_fork_continues_the_script_at_the_reply_after_the_turn(fault):
+    """tool raises, cut off and refusal use up the script's reply; a 529 or a timeout uses none (its retry does)."""
+    tree, _ = stepped_run("runaway", 5, fault_at=5, fault=fault)
+    if tree.branch.state.turn < 5:  # a timeout is a failed attempt: the next Step takes turn 5 again
+        tree.step(FakeModel(load_script("runaway"), calls=4))
+    branch = tree.fork(5)
+    if branch.state.done:  # cut off or refused: the fork ends there too, until its turn 5 is a whole call again
+        assert branch.state.result == f"stopped: {'max_tokens' if fault == 'cut_off' else 'refusal'}"
+        tree.edit_reply("tool_use", [{"type": "tool_use", "id": "toolu_05", "name": "add", "input": {"a": 5, "b": 1}}])
+    model = FakeModel(load_script("runaway"), calls=branch.script_replies_used(branch.state.turn))
+    tree.step(model)
+    tree.step(model)
+    assert not branch.state.done, branch.state.result  # no reply played twice, so no duplicate tool_use ids
+    assert turn_lines(branch.state, 6, 7) == ['turn 6: add {"a": 6, "b": 1} -> 7', 'turn 7: add {"a": 7, "b": 1} -> 8']
+
+
+def test_a_cut_off_reply_edited_back_into_a_whole_call_is_not_played_again():
+    tree, _ = stepped_run("three_tool_chain", 1, fault_at=1, fault="cut_off")
+    assert tree.branch.state.result == "stopped: max_tokens"
+    tree.fork(1)
+    tree.edit_reply("tool_use", [{"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 1.5, "b": 2}}])
+    run_to_end(tree.branch.state, FakeModel(load_script("three_tool_chain"),
+                                            calls=tree.branch.script_replies_used(1)))
+    assert tree.branch.state.result == "THE SUM IS 3.5 has 4 words." and tree.branch.state.turn == 4
+
+
+def run_with_a_scripted_529() -> tuple[RunTree, Script]:
+    """Three tool calls and an answer, with the service's 529 before the second call: run to the end."""
+    state, fake = fake_run(reply("tool_use", tool_use("toolu_01")),
+                           {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}},
+                           reply("tool_use", tool_use("toolu_02", tool_input={"a": 5, "b": 1})),
+                           reply("tool_use", tool_use("toolu_03", tool_input={"a": 6, "b": 1})),
+                           reply("end_turn", text("7.")))
+    run_to_end(state, fake)
+    assert [r.branch for r in state.records] == ["tool_use", "model_error", "tool_use", "tool_use", "answer"]
+    return RunTree.start(state), fake.script
+
+
+def test_a_fork_after_a_turn_with_a_scripted_529_goes_on_with_the_reply_after_its_retry():
+    tree, script = run_with_a_scripted_529()
+    main = tree.branch.state
+    branch = tree.fork(2)
+    run_to_end(branch.state, FakeModel(script, calls=branch.script_replies_used(2)))
+    assert console_lines(branch.state) == console_lines(main)  # toolu_03 once: no duplicate ids
+
+
+def test_an_edit_of_a_turn_with_a_failed_attempt_keeps_the_attempt_and_the_script_s_place():
+    tree, script = run_with_a_scripted_529()
+    tree.fork(2)
+    tree.edit_reply("tool_use", [{"type": "tool_use", "id": "toolu_02", "name": "add", "input": {"a": 50, "b": 1}}])
+    branch = tree.branch
+    assert [r.branch for r in branch.state.records] == ["tool_use", "model_error", "tool_use"]  # the 529 happened
+    run_to_end(branch.state, FakeModel(script, calls=branch.script_replies_used(2)))
+    assert console_lines(branch.state)[1:4] == [
+        "turn 2: model error: 529 overloaded_error: Overloaded", 'turn 2: add {"a": 50, "b": 1} -> 51',
+        'turn 3: add {"a": 6, "b": 1} -> 7']  # reply 4 of the script: not the 529 or reply 3 again
+    assert branch.state.result == "7."
+
+
+def test_a_reply_by_hand_after_a_scripted_529_leaves_the_script_after_the_529():
+    tree, script = run_with_a_scripted_529()
+    branch = tree.fork(1)
+    model = FakeModel(script, calls=branch.script_replies_used(1))
+    tree.step(model)  # the script's 529: a failed attempt at turn 2
+    hand = HandModel()
+    hand.give("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 40, "b": 2}}], ["add"])
+    tree.step(hand)
+    again = tree.fork(2)
+    run_to_end(again.state, FakeModel(script, calls=again.script_replies_used(2)))
+    assert turn_lines(again.state, 3, 4) == ['turn 3: add {"a": 5, "b": 1} -> 6',  # reply 3: the 529 is not replayed
+                                             'turn 4: add {"a": 6, "b": 1} -> 7']
+    assert again.state.result == "7."
+
+
+def test_a_failed_hand_attempt_takes_no_reply_from_the_script_and_is_not_marked_as_written_by_hand():
+    tree, _ = played_run("three_tool_chain")
+    branch = tree.fork(1)
+    hand = HandModel()
+    tree.step(hand)  # sent before a reply was written: a failed attempt at turn 2
+    hand.give("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 1, "b": 1}}], branch.state.tool_names)
+    tree.step(hand)
+    assert console_lines(branch.state, console_notes(branch), returned=False)[1:3] == [
+        "turn 2: model error: you are the model: write its reply first, then send it",  # not said to be by hand
+        'turn 2: add {"a": 1, "b": 1} -> 2   <- ✋ by hand']
+    again = tree.fork(2)
+    run_to_end(again.state, FakeModel(load_script("three_tool_chain"), calls=again.script_replies_used(2)))
+    assert turn_lines(again.state, 3) == ['turn 3: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5']  # reply 2
+
+
+def test_a_fault_on_the_turn_after_the_fork_leaves_no_mark_on_the_fork_s_own_next_turn():
+    tree, _ = stepped_run("three_tool_chain", 2, fault_at=2, fault="tool_raises")
+    branch = tree.fork(1)
+    tree.step(FakeModel(load_script("three_tool_chain"), calls=branch.script_replies_used(1)))
+    notes = {i: f"{m.kind}: {m.words}" for i, m in branch.marks.items()}
+    assert console_lines(branch.state, notes)[1] == 'turn 2: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5'
+
+
+def test_a_fork_at_a_turn_that_a_529_then_a_refusal_ended_starts_before_that_turn_and_can_be_edited():
+    tree, _ = played_run("three_tool_chain")
+    branch = tree.fork(1)
+    tree.edit_reply("tool_use", [{"type": "tool_use", "id": "bad id", "name": "add", "input": {"a": 1, "b": 2}}])
+    script = load_script("three_tool_chain")
+    tree.step(FakeModel(script, calls=1), Fault("overloaded"))  # turn 2: the 529, then the retry is refused
+    assert [r.branch for r in branch.state.records] == ["tool_use", "model_error", "bad_request"]
+    again = tree.fork(2)
+    assert again.fork_turn == 1 and not again.state.done and again.state.turn == 1
+    tree.edit_reply("tool_use", [{"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 1, "b": 2}}])
+    run_to_end(again.state, FakeModel(script, calls=again.script_replies_used(1)))
+    assert again.state.result == "THE SUM IS 3.5 has 4 words."
+    assert turn_lines(again.state, 1) == ['turn 1: add {"a": 1, "b": 2} -> 3']
+
+
+def test_a_tool_result_can_be_changed_at_a_turn_the_turn_limit_ended():
+    tree, _ = played_run("short_leash")
+    assert tree.branch.state.records[-1].branch == "limit"
+    last = tree.branch.state.turn
+    tree.fork(last)
+    record = tree.edit_tool_result(0, "a hundred", False)
+    assert record.tool_runs[0].content == "a hundred" and tree.branch.state.messages[-1]["content"][0][
+        "content"] == "a hundred"
+
+
+# ------------------------------------------------------------ tool ids made for a person never collide
+
+
+def test_a_call_added_in_an_edit_takes_an_id_no_earlier_turn_has_and_the_next_request_is_accepted():
+    """Issue 16, point 3: two turns written by hand (toolu_hand_0001, 0002), a fork after turn 2 and a call
+    added there: today's code gives it toolu_hand_0001 again and the next request is refused."""
+    tree, _ = played_run("add_then_answer")
+    tree.fork(0)
+    hand = HandModel()
+    for _ in range(2):
+        hand.give("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 1, "b": 1}}], ["add"])
+        tree.step(hand)
+    tree.fork(2)
+    record = tree.edit_reply("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 2, "b": 2}}])
+    assert record.reply["content"][0]["id"] == "toolu_hand_0002"  # free again: the edit replaced turn 2's call
+    run_to_end(tree.branch.state, FakeModel(load_script("add_then_answer")))
+    assert tree.branch.state.result == "2 + 3 is 5."  # the script's replies, every request accepted
+
+
+def test_a_reply_by_hand_after_a_script_that_used_hand_ids_takes_new_ones():
+    """A saved Be-the-model session replayed by the FakeModel holds toolu_hand_ ids; a new hand model must pass
+    over them."""
+    tree, _ = played_run("add_then_answer")
+    tree.fork(0)
+    first = HandModel()
+    first.give("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 1, "b": 1}}], ["add"])
+    tree.step(first)
+    script = record_script(tree.branch.state)
+    state = RunState(script.task, tool_names=script.tools)
+    step(state, FakeModel(script))
+    hand = HandModel()
+    hand.give("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 2, "b": 2}}], ["add"],
+              taken=tool_use_ids(state.messages))
+    step(state, hand)
+    hand.give("end_turn", [{"type": "text", "text": "Done."}], ["add"])
+    step(state, hand)
+    assert state.result == "Done." and [r.reply["content"][0]["id"] for r in state.records[:2]] == [
+        "toolu_hand_0001", "toolu_hand_0002"]
+
+
+def test_an_injected_529_takes_no_reply_even_when_its_retry_fails_and_the_turn_is_written_by_hand():
+    tree, _ = stepped_run("overloaded_529", 1)
+    script = load_script("overloaded_529")
+    model = FakeModel(script, calls=1)
+    tree.step(model, Fault("overloaded"))  # turn 2: the injected 529, then the retry meets the script's own 529
+    hand = HandModel()
+    hand.give("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 5, "b": 0}}], ["add", "word_count"])
+    tree.step(hand)
+    branch = tree.fork(2)
+    run_to_end(branch.state, FakeModel(script, calls=branch.script_replies_used(2)))
+    assert branch.state.result == "2 + 3 is 5."  # reply 3: the script has not run out

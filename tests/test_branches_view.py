@@ -66,3 +66,22 @@ def test_the_hand_form_becomes_blocks_in_order():
     with pytest.raises(ValueError, match="tool call 1: its input is a JSON object"):
         form_blocks("", "", [("add", "[1, 2]")])
     assert input_example(TOOLS["add"].input_schema) == '{"a": 1, "b": 1}'
+
+
+@pytest.mark.parametrize("edit", ["result", "reply"])
+def test_the_picker_the_map_and_the_run_graph_say_where_an_edited_branch_leaves_in_the_same_words(edit):
+    script = load_script("three_tool_chain")
+    state = RunState(script.task, tool_names=script.tools)
+    run_to_end(state, FakeModel(script))
+    tree = RunTree.start(state)
+    tree.fork(2)
+    assert branch_caption(tree, "branch 1") == "branch 1: from main after turn 2 · 2 turns, going on"
+    if edit == "result":
+        tree.edit_tool_result(0, "THE SUM IS 35", False)
+    else:
+        tree.edit_reply("tool_use", [{"type": "tool_use", "id": "toolu_02", "name": "upper", "input": {"text": "hi"}}])
+    said = "after turn 1 (turn 2 edited)"  # turn 1 is main's; turn 2 is the branch's own
+    assert branch_caption(tree, "branch 1") == f"branch 1: from main {said} · 2 turns, going on"
+    assert f'b0 -> b1 [label="{said}"]' in branch_map(tree).source
+    shown = tree.branch.state
+    assert f"fork: branch 1 leaves main\\n{said}" in mark_run_graph(run_graph(shown), tree.branch, shown).source

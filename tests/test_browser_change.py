@@ -141,3 +141,75 @@ def test_be_the_model_in_chromium(sandbox_page):
     expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("It is 42.", timeout=30_000)
     no_exception_box(page)
     shot(page, "change-be-the-model.png")
+
+
+def look_back_to(page, turn: int) -> None:
+    """Move the Look back slider to `turn`, with the keyboard as a person can."""
+    from playwright.sync_api import expect
+
+    slider = page.get_by_test_id("stSlider").locator("input[type=range]")
+    while (now := int(slider.input_value())) != turn:  # one key at a time: each move is a rerun
+        slider.press("ArrowLeft" if now > turn else "ArrowRight")
+        expect(page.get_by_test_id("stSliderThumbValue")).not_to_have_text(str(now))
+        wait_for_idle(page)
+    expect(page.get_by_role("button", name=f"Fork here, after turn {turn}")).to_be_visible(timeout=30_000)
+
+
+
+def on_screen(page, status: str, branch: str) -> None:
+    """Wait until the status line starts with `status` and the Branch on screen picker shows `branch`."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_test_id("stProgress")).to_contain_text(status, timeout=30_000)
+    expect(page.get_by_role("combobox", name="Branch on screen")).to_have_value(branch, timeout=30_000)
+
+
+def no_widget_state_warning(sandbox) -> None:
+    assert "had its value set via the Session State API" not in sandbox.log.read_text()
+
+
+def test_after_a_second_fork_step_steps_the_branch_on_screen(sandbox_page, sandbox):
+    """Issue 16, point 1: the page went back to branch 1 after Step, which stepped branch 2 off screen."""
+    page = sandbox_page
+    choose(page, "Script", "A chain of three tools over three turns")
+    click(page, "Run to end")
+    open_panel(page, "Fork and edit")
+    look_back_to(page, 3)
+    click(page, "Fork here, after turn 3")
+    on_screen(page, "turn 3 of 40", "branch 1: from main after turn 3 · 3 turns, going on")
+    look_back_to(page, 1)
+    click(page, "Fork here, after turn 1")
+    on_screen(page, "turn 1 of 40", "branch 2: from branch 1 after turn 1 · 1 turn, going on")
+    step(page)
+    shows(page, 'turn 2: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5\nmessages sent each turn: 1, 3')
+    on_screen(page, "turn 2 of 40", "branch 2: from branch 1 after turn 1 · 2 turns, going on")
+    no_exception_box(page)
+    no_widget_state_warning(sandbox)
+
+
+def test_a_result_changed_on_a_branch_forked_from_main_picked_again_stays_on_that_branch(sandbox_page, sandbox):
+    """Issue 16, point 1: after main was picked and forked, Change it jumped back to main and lost the edit."""
+    page = sandbox_page
+    choose(page, "Script", "A chain of three tools over three turns")
+    click(page, "Run to end")
+    open_panel(page, "Fork and edit")
+    look_back_to(page, 3)
+    click(page, "Fork here, after turn 3")
+    choose(page, "Branch on screen", "main: the run as it happened · THE SUM IS 3.5 has 4 words.")
+    on_screen(page, "turn 4 of 40", "main: the run as it happened · THE SUM IS 3.5 has 4 words.")
+    look_back_to(page, 1)
+    click(page, "Fork here, after turn 1")
+    on_screen(page, "turn 1 of 40", "branch 2: from main after turn 1 · 1 turn, going on")
+    result = page.get_by_label("Result of add (call 1)")
+    result.fill("35")
+    result.press("Enter")
+    wait_for_idle(page)
+    click(page, "Change it")
+    shows(page, 'turn 1: add {"a": 1.5, "b": 2} -> 35')
+    on_screen(page, "turn 1 of 40", "branch 2: from main after turn 0 (turn 1 edited) · 1 turn, going on")
+    step(page)
+    shows(page, 'turn 2: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5')
+    on_screen(page, "turn 2 of 40", "branch 2: from main after turn 0 (turn 1 edited) · 2 turns, going on")
+    assert "-> 35" in console_text(page)
+    no_exception_box(page)
+    no_widget_state_warning(sandbox)

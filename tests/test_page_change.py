@@ -3,11 +3,13 @@
 import json
 
 import pytest
+from page_support import REFERENCE_CONSOLE, ROOT, click, console, pick_script, run, run_graph_dot, status, texts
 from streamlit.testing.v1 import AppTest
-from test_page import REFERENCE_CONSOLE, ROOT, click, console, pick_script, run, run_graph_dot, texts
 
 from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, step
+from agent.page import view
+from agent.page.branches_view import console_notes
 from agent.real import script_json
 from agent.scripts import parse_script_text
 
@@ -153,3 +155,213 @@ def test_reset_after_a_fork_starts_a_new_tree(at):
     assert at.session_state["tree"].current == "main" and len(at.session_state["tree"].branches) == 1
     click(at, "Run to end")
     assert console(at) == REFERENCE_CONSOLE
+
+
+# ------------------------------------------------------------ the branch on screen is the branch acted on
+
+
+def fork_at(at: AppTest, turn: int) -> AppTest:
+    look_back(at, turn)
+    return click(at, f"Fork here, after turn {turn}")
+
+
+def on_screen(at: AppTest) -> tuple[str, str]:
+    """The branch the picker shows and the one whose run is on screen: always one and the same."""
+    tree = at.session_state["tree"]
+    assert at.session_state["run"] is tree.branch.state  # the console, graph and status line draw this run
+    picked = at.selectbox(key="branch_pick").value if len(tree.branches) > 1 else "main"
+    return picked, tree.current
+
+
+def agrees_with_the_tree(at: AppTest) -> None:
+    """The status line and the console say what the current branch of the tree holds."""
+    tree = at.session_state["tree"]
+    picked, current = on_screen(at)
+    assert picked == current
+    state = tree.branch.state
+    assert status(at).startswith(f"turn {state.turn} of {state.max_turns}")
+    notes = console_notes(tree.branch) if tree.branch.marks else None
+    assert console(at) == console_lines(state, returned=False, notes=notes)
+    assert "had its value set via the Session State API" not in texts(at.warning)
+
+
+def test_after_a_second_fork_step_steps_the_branch_on_screen(at):
+    """Issue 16, point 1 (its Chromium twin in tests/test_browser_change.py sees the picker itself)."""
+    pick_script(at, "three_tool_chain")
+    click(at, "Run to end")
+    open_panel(at)
+    fork_at(at, 3)
+    fork_at(at, 1)
+    assert on_screen(at) == ("branch 2", "branch 2") and status(at).startswith("turn 1 of 40")
+    click(at, "Step")
+    agrees_with_the_tree(at)
+    assert on_screen(at) == ("branch 2", "branch 2") and status(at).startswith("turn 2 of 40")
+    assert console(at)[1] == 'turn 2: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5'
+    assert at.session_state["tree"].branches["branch 1"].state.turn == 3  # left as it was
+
+
+def test_main_picked_then_a_fork_and_a_result_changed_stays_on_the_new_branch_with_the_change(at):
+    pick_script(at, "three_tool_chain")
+    click(at, "Run to end")
+    open_panel(at)
+    fork_at(at, 3)
+    run(at.selectbox(key="branch_pick").set_value("main"))
+    assert on_screen(at) == ("main", "main") and status(at).startswith("turn 4 of 40")
+    fork_at(at, 1)
+    next(t for t in at.text_input if t.key and t.key.startswith("edit_result_")).set_value("35")
+    click(at, "Change it")
+    agrees_with_the_tree(at)
+    assert on_screen(at) == ("branch 2", "branch 2")
+    assert console(at)[0].startswith('turn 1: add {"a": 1.5, "b": 2} -> 35')
+    click(at, "Step")
+    agrees_with_the_tree(at)
+    assert on_screen(at) == ("branch 2", "branch 2") and status(at).startswith("turn 2 of 40")
+    assert at.session_state["run"].messages[2]["content"][0]["content"] == "35"
+
+
+def test_switch_branch_then_step_steps_the_branch_picked(at):
+    pick_script(at, "three_tool_chain")
+    click(at, "Step")
+    click(at, "Step")
+    open_panel(at)
+    fork_at(at, 1)
+    run(at.selectbox(key="branch_pick").set_value("main"))
+    click(at, "Step")
+    agrees_with_the_tree(at)
+    tree = at.session_state["tree"]
+    assert on_screen(at) == ("main", "main") and tree.branches["main"].state.turn == 3
+    assert tree.branches["branch 1"].state.turn == 1
+    run(at.selectbox(key="branch_pick").set_value("branch 1"))
+    click(at, "Step")
+    agrees_with_the_tree(at)
+    assert on_screen(at) == ("branch 1", "branch 1") and tree.branches["branch 1"].state.turn == 2
+    assert tree.branches["main"].state.turn == 3
+
+
+def test_fork_after_fork_each_steps_on_from_its_own_turn_and_finishes_like_main(at):
+    pick_script(at, "three_tool_chain")
+    click(at, "Run to end")
+    main_console = console(at)
+    open_panel(at)
+    fork_at(at, 2)
+    fork_at(at, 1)
+    click(at, "Run to end")
+    agrees_with_the_tree(at)
+    assert console(at) == main_console
+    run(at.selectbox(key="branch_pick").set_value("branch 1"))
+    click(at, "Run to end")
+    agrees_with_the_tree(at)
+    assert console(at) == main_console and at.session_state["tree"].branch.name == "branch 1"
+
+
+# ------------------------------------------------------------ the script goes on at the right reply
+
+
+def test_the_issue_s_repro_a_fork_after_an_injected_broken_tool_is_not_refused_for_duplicate_ids(at):
+    """Issue 16, point 2: a fork after turn 5, whose tool was broken on purpose, played reply 5 again; the next
+    request was refused: messages.11.content.0: `tool_use` ids must be unique."""
+    pick_script(at, "runaway")
+    for _ in range(4):
+        click(at, "Step")
+    open_panel(at, "Inject a fault")
+    run(at.selectbox(key="fault_kind").set_value("tool_raises"))
+    click(at, "Step with this fault")
+    click(at, "Step")
+    click(at, "Step")
+    at.session_state["past_tab"] = "Fork and edit"
+    fork_at(run(at), 5)
+    click(at, "Step")
+    click(at, "Step")
+    agrees_with_the_tree(at)
+    assert at.session_state["run"].result is None and not at.error
+    assert console(at)[5:7] == ['turn 6: add {"a": 6, "b": 1} -> 7', 'turn 7: add {"a": 7, "b": 1} -> 8']
+
+
+@pytest.mark.parametrize("kind", ["cut_off", "refusal"])
+def test_a_cut_or_refused_reply_edited_back_into_a_whole_call_is_not_played_again(at, kind):
+    pick_script(at, "three_tool_chain")
+    open_panel(at, "Inject a fault")
+    run(at.selectbox(key="fault_kind").set_value(kind))
+    click(at, "Step with this fault")
+    at.session_state["past_tab"] = "Fork and edit"
+    run(at)
+    click(at, "Fork here, after turn 1")
+    next(a for a in at.text_area if a.key and a.key.startswith("edit_blocks_")).set_value(json.dumps(
+        [{"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 1.5, "b": 2}}]))
+    run(at.selectbox(key=next(s.key for s in at.selectbox if s.key and s.key.startswith("edit_stop_")))
+        .set_value("tool_use"))
+    click(at, "Apply this reply")
+    click(at, "Run to end")
+    agrees_with_the_tree(at)
+    assert at.session_state["run"].result == "THE SUM IS 3.5 has 4 words."
+    assert console(at)[1] == 'turn 2: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5'  # reply 2, not reply 1 again
+
+
+def test_fork_after_a_fault_then_edit_then_step_agrees_with_the_tree(at):
+    pick_script(at, "three_tool_chain")
+    click(at, "Step")
+    open_panel(at, "Inject a fault")
+    run(at.selectbox(key="fault_kind").set_value("overloaded"))
+    click(at, "Step with this fault")  # turn 2: the 529, then its retry takes reply 2
+    at.session_state["past_tab"] = "Fork and edit"
+    fork_at(run(at), 2)
+    next(t for t in at.text_input if t.key and t.key.startswith("edit_result_")).set_value("LOUD")
+    click(at, "Change it")
+    agrees_with_the_tree(at)
+    click(at, "Step")
+    agrees_with_the_tree(at)
+    lines = console(at)
+    assert lines[1].startswith("turn 2: model error: 529 overloaded_error: Overloaded   <- ⚡ injected")
+    assert lines[2].startswith('turn 2: upper {"text": "the sum is 3.5"} -> LOUD   <- ✎ edited')
+    assert lines[3] == 'turn 3: word_count {"text": "THE SUM IS 3.5"} -> 4'  # reply 3: the script reads no edit
+
+
+# ------------------------------------------------------------ ids made for a person, and what is said of them
+
+
+def be_the_model(at: AppTest, stop_reason: str, text: str = "", call: str = "") -> AppTest:
+    run(at.selectbox(key="hand_stop").set_value(stop_reason))
+    run(at.number_input(key="hand_calls").set_value(1 if call else 0))
+    if call:
+        at.text_input(key="hand_input_1").set_value(call)
+    at.text_area(key="hand_text").set_value(text)
+    return click(at, "Send this reply")
+
+
+def test_a_call_added_in_an_edit_after_turns_by_hand_takes_a_new_id_and_the_next_request_is_accepted(at):
+    """Issue 16, point 3: the added call took toolu_hand_0001, turn 1's id, and the next request was refused."""
+    open_panel(at, "Be the model")
+    be_the_model(at, "tool_use", call='{"a": 1, "b": 1}')
+    be_the_model(at, "tool_use", call='{"a": 2, "b": 2}')
+    at.session_state["past_tab"] = "Fork and edit"
+    fork_at(run(at), 2)
+    next(a for a in at.text_area if a.key and a.key.startswith("edit_blocks_")).set_value(
+        '[{"type": "tool_use", "name": "add", "input": {"a": 3, "b": 3}}]')
+    click(at, "Apply this reply")
+    click(at, "Step")  # the script's reply 1: the script gave none yet
+    agrees_with_the_tree(at)
+    state = at.session_state["run"]
+    assert state.result is None and state.turn == 3 and not at.error
+    assert [b["id"] for r in state.records for b in r.reply["content"] if b["type"] == "tool_use"] == [
+        "toolu_hand_0001", "toolu_hand_0002", "toolu_01"]
+
+
+def test_the_edit_form_says_a_script_does_not_read_the_edit(at):
+    click(at, "Step")
+    open_panel(at)
+    click(at, "Fork here, after turn 1")
+    assert "its next replies were written for the run as it was, so they do not read your edit" in texts(at.caption)
+
+
+def test_a_run_written_by_hand_is_said_to_be_in_its_turn_cards_and_its_export(at):
+    open_panel(at, "Be the model")
+    be_the_model(at, "tool_use", call='{"a": 20, "b": 22}')
+    captions = texts(at.caption)
+    assert "Written by hand: a reply you write has no usage" in captions
+    assert "the script gives this reply no usage" not in captions
+    be_the_model(at, "end_turn", text="It is 42.")
+    about = view.recorded_about(at.session_state["run"], "the script “Add two numbers, then answer”")
+    assert about == "Recorded on the page from a run written by hand (Be the model): 2 replies, and it finished."
+    exported = parse_script_text(script_json(at.session_state["run"]), name="mine")
+    assert exported.expected_output == ['turn 1: add {"a": 20, "b": 22} -> 42', "result: It is 42.",
+                                        "messages sent each turn: 1, 3"]

@@ -3,10 +3,11 @@
 A panel of the sandbox view (`views/sandbox.py` draws it under the Step row),
 built only while it is open, so a Step with it closed costs what it did. The
 run on screen (`ss.run`) is always the current branch of a `RunTree`
-(`agent.branches`); forking copies the turns before the fork as data, and the
-branch's own FakeModel continues the script from the reply after them.
-Every action here is a step of `agent.loop` (through the tree), never a loop
-of its own.
+(`agent.branches`): every action here changes that branch, and the picker
+shows whichever branch the tree says is current. Forking copies the turns
+before the fork as data, and the branch's own FakeModel continues the script
+from where the branch's records say it had got. Every action here is a step
+of `agent.loop` (through the tree), never a loop of its own.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from collections.abc import Callable
 import graphviz
 import streamlit as st
 
-from agent.branches import MAIN, BranchError, RunTree
+from agent.branches import MAIN, Branch, BranchError, RunTree
 from agent.fake import FakeModel
 from agent.faults import FAULTS, Fault
-from agent.hand_model import STOP_REASONS, HandModel, HandReplyError
+from agent.hand_model import STOP_REASONS, HandModel, HandReplyError, tool_use_ids
 from agent.loop import Model, RunState, console_lines
 from agent.page import view
 from agent.page.branches_view import (
@@ -71,6 +72,18 @@ def show_branch(current: RunTree, name: str) -> None:
     ss.look_back = ss.run.turn
 
 
+def place_script(branch: Branch) -> None:
+    """Give a branch a FakeModel of the run's script at the reply after those its records show it played."""
+    main = ss.branch_models[MAIN]
+    ss.branch_models[branch.name] = FakeModel(main.script, mode=main.mode,
+                                              calls=branch.script_replies_used(branch.state.turn))
+
+
+def on_branch_picked(current: RunTree) -> None:
+    """The person picked a branch: it goes on screen (a callback, so it runs before the page is drawn)."""
+    show_branch(current, ss.branch_pick)
+
+
 def panel(model_for: Callable[[], Model | None]) -> None:
     """The expander; `model_for` gives the model a Step would use now (None, with a message, if none)."""
     current = tree()
@@ -96,11 +109,12 @@ def panel(model_for: Callable[[], Model | None]) -> None:
 
 def branches_section(current: RunTree) -> None:
     picked_at, map_at = st.columns([2, 3], vertical_alignment="top")
-    names = list(current.branches)
-    picked = picked_at.selectbox("Branch on screen", names, index=names.index(current.current),
-                                 format_func=lambda name: branch_caption(current, name), key="branch_pick")
-    if picked != current.current:
-        show_branch(current, picked)
+    # The tree says which branch is on screen, whatever the browser last held: the picker is told before it is
+    # made (and given no default of its own), and only a pick by the person changes the tree.
+    ss.branch_pick = current.current
+    picked_at.selectbox("Branch on screen", list(current.branches), key="branch_pick",
+                        format_func=lambda name: branch_caption(current, name), on_change=on_branch_picked,
+                        args=(current,))
     # The Export tab saves the branch on screen as a script; here only the whole tree, made when clicked.
     picked_at.caption("The Export tab downloads the branch on screen as a script that replays it.")
     picked_at.download_button("Every branch (JSON)", current.to_json, file_name="run-tree.json",
@@ -115,13 +129,10 @@ def fork_section(current: RunTree) -> None:
                "before the fork is sent again: Step carries the branch on from there, with the script's next "
                "reply, the real model, or yours.")
     if st.button(f"Fork here, after turn {turn}", icon=":material/call_split:", key="fork"):
-        parent_model = ss.fake
         branch = current.fork(turn)
         k = branch.fork_turn  # the turn asked for, or the one before it when that one was refused
-        ss.branch_models[branch.name] = FakeModel(parent_model.script, mode=parent_model.mode,
-                                                  calls=branch.script_replies_used(k))
+        place_script(branch)
         show_branch(current, branch.name)
-        ss.pop("branch_pick", None)  # the picker, drawn above already, shows the new branch on the rerun
         ss.flash = ("info", f"Forked {branch.name} from {branch.parent} after turn {k}. "
                             + (f"Edit turn {k} in the panel, or Step on." if k else "Step on."))
         st.rerun()
@@ -137,6 +148,10 @@ def edit_section(current: RunTree) -> None:
     record = view.record_of_turn(branch.state, k)
     st.markdown(f"**Edit turn {k} of {branch.name}**, then Step on. The next request goes through the same checks "
                 "as any other, so an edit the API would refuse is refused.")
+    if ss.run_model == "Fake":
+        st.caption("The script does not read: its next replies were written for the run as it was, so they do "
+                   "not read your edit. An edited text or result changes what the next request carries, not what "
+                   "the script answers.")
     reply = record.reply or {}
     reasons = list(STOP_REASONS) + ([reply["stop_reason"]] if reply.get("stop_reason") not in STOP_REASONS else [])
     key = f"{branch.name}_{k}_{len(branch.marks)}"  # fresh fields after each edit
@@ -150,7 +165,8 @@ def edit_section(current: RunTree) -> None:
         except (ValueError, BranchError) as exc:  # HandReplyError is a ValueError
             st.error(str(exc), icon=":material/error:")
             return
-        ss.look_back = ss.run.turn
+        place_script(branch)
+        show_branch(current, branch.name)
         st.rerun()  # fresh fields, and the tabs below show the turn as edited
     for position, tool_run in enumerate(record.tool_runs):
         content_at, error_at, save_at = st.columns([5, 1.4, 1.6], vertical_alignment="bottom")
@@ -163,6 +179,7 @@ def edit_section(current: RunTree) -> None:
             except BranchError as exc:
                 st.error(str(exc), icon=":material/error:")
                 return
+            show_branch(current, branch.name)
             st.rerun()
 
 
@@ -213,7 +230,8 @@ def hand_section(current: RunTree) -> None:
             return
         hand = ss.setdefault("hand_model", HandModel())
         try:
-            hand.give(stop_reason, form_blocks(thinking, text, calls), run.tool_names)
+            hand.give(stop_reason, form_blocks(thinking, text, calls), run.tool_names,
+                      taken=tool_use_ids(run.messages))
         except (HandReplyError, ValueError) as exc:
             st.error(str(exc), icon=":material/error:")
             return

@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from agent.hand_model import written_by_hand
 from agent.loop import RunState
 from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import view
@@ -105,6 +106,8 @@ def turn_details(run: RunState, turn: int) -> None:
 
 def turn_cost_line(record) -> str:
     """A turn's usage and time, in words that fit the model: a script's reply may carry no usage, and takes no time."""
+    if written_by_hand(record.reply):
+        return "Written by hand: a reply you write has no usage, and no model took time over it"
     if ss.run_model == "Fake":
         usage = view.usage_line(record.usage) if record.usage else "the script gives this reply no usage"
         return f"Usage: {usage} · a script answers at once"

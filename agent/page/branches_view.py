@@ -30,13 +30,21 @@ def console_notes(branch: Branch) -> dict[int, str]:
             for index, mark in branch.marks.items()}
 
 
+def where_it_left(branch: Branch) -> str:
+    """Where a branch leaves its parent, in the words the picker and the branch map both use.
+
+    It shares turns 1..`shared` with its parent; once the turn it was forked at is edited, that turn is
+    its own too, so it leaves before it.
+    """
+    edited = f" (turn {branch.fork_turn} edited)" if branch.shared < branch.fork_turn else ""
+    return f"after turn {branch.shared}{edited}"
+
+
 def branch_caption(tree: RunTree, name: str) -> str:
     """One line for the branch picker: where the branch comes from and how it stands."""
     branch = tree.branches[name]
     state = branch.state
-    where = "the run as it happened" if branch.parent is None else \
-        f"from {branch.parent} after turn {branch.fork_turn}" + (", edited there" if branch.shared < branch.fork_turn
-                                                                  else "")
+    where = "the run as it happened" if branch.parent is None else f"from {branch.parent} {where_it_left(branch)}"
     standing = state.result if state.done else f"{state.turn} turn{'s' if state.turn != 1 else ''}, going on"
     return f"{name}: {where} · {clip(standing, 48)}"
 
@@ -58,9 +66,7 @@ def branch_map(tree: RunTree) -> graphviz.Digraph:
     numbers = {name: number for number, name in enumerate(tree.branches)}
     for branch in tree.branches.values():
         if branch.parent is not None:
-            label = f"after turn {branch.shared}" + (f" (turn {branch.fork_turn} edited)"
-                                                     if branch.shared < branch.fork_turn else "")
-            graph.edge(f"b{numbers[branch.parent]}", f"b{numbers[branch.name]}", label=label)
+            graph.edge(f"b{numbers[branch.parent]}", f"b{numbers[branch.name]}", label=where_it_left(branch))
     return graph
 
 
@@ -92,7 +98,7 @@ def mark_run_graph(graph: graphviz.Digraph, branch: Branch, shown: RunState) -> 
                 graph.node(f"ask{turn}", fillcolor=SHARED_FILL, tooltip=f"shared with {branch.parent}")
         left = f"ask{branch.shared + 1}"
         if _has_node(graph, left):
-            said = f"fork: {branch.name} leaves {branch.parent}\\nafter turn {branch.shared}"
+            said = f"fork: {branch.name} leaves {branch.parent}\\n{where_it_left(branch)}"
             graph.node("fork", graphviz.nohtml(said), shape="box", style="dashed", color=MUTED, fontcolor=MUTED,
                        fontsize="11")
             graph.edge("fork", left, style="dashed", color=MUTED, arrowhead="none")

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.hand_model import written_by_hand
 from agent.loop import RunState, TurnRecord
 from agent.page.safe_text import scrub
 from agent.real import cost_estimate, run_usage, total_input
@@ -230,10 +231,16 @@ def run_usage_line(state: RunState, model_name: str = "") -> str | None:
 
 
 def recorded_about(state: RunState, model_words: str) -> str:
-    """What a script recorded from a run says about where it came from; `model_words` names the model."""
-    replies = sum(r.reply is not None for r in state.records)
+    """What a script recorded from a run says about where it came from; `model_words` names the model.
+
+    Replies written by hand (Be the model, or an edit at a fork) are said to be: they are not the model's.
+    """
+    replies = [r.reply for r in state.records if r.reply is not None]
+    by_hand = sum(map(written_by_hand, replies))
+    source = "a run written by hand (Be the model)" if replies and by_hand == len(replies) else \
+        f"a run of {model_words}" + (f", {by_hand} of its replies written by hand" if by_hand else "")
     ending = "it finished" if state.done else f"it stopped after turn {state.turn}"
-    return (f"Recorded on the page from a run of {model_words}: {replies} repl{'ies' if replies != 1 else 'y'}, "
+    return (f"Recorded on the page from {source}: {len(replies)} repl{'ies' if len(replies) != 1 else 'y'}, "
             f"and {ending}.")
 
 
