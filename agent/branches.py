@@ -132,8 +132,8 @@ def prefix(state: RunState, turn: int) -> RunState:
         return prefix(state, turn - 1)
     ended_here = state.done and turn == state.turn  # the run's ending is the fork's, when it forks at the end
     return RunState(state.task, system=state.system, tool_names=list(state.tool_names), max_turns=state.max_turns,
-                    max_tokens=state.max_tokens, messages=copy.deepcopy(state.messages_after(turn)),
-                    records=copy.deepcopy(records),
+                    max_tokens=state.max_tokens, threads=state.threads,
+                    messages=copy.deepcopy(state.messages_after(turn)), records=copy.deepcopy(records),
                     result=state.result if ended_here else None)
 
 

@@ -434,3 +434,20 @@ def test_an_injected_529_takes_no_reply_even_when_its_retry_fails_and_the_turn_i
     branch = tree.fork(2)
     run_to_end(branch.state, FakeModel(script, calls=branch.script_replies_used(2)))
     assert branch.state.result == "2 + 3 is 5."  # reply 3: the script has not run out
+
+
+def test_a_fork_of_a_run_over_threads_goes_on_over_threads_and_says_when_it_falls_back():
+    script = load_script("three_tool_chain")
+    state = RunState(script.task, system=script.system, tool_names=script.tools, threads=True)
+    fake = FakeModel(script)
+    run_to_end(state, fake)
+    tree = RunTree.start(state)
+    branch = tree.fork(1)
+    assert branch.state.threads
+    model = FakeModel(script, calls=branch.script_replies_used(1))  # the branch's own: it holds no thread yet
+    lost = step(branch.state, model)
+    # The branch continues from turn 1's reply, which its model holds no thread for: the turn falls back, and says so.
+    assert lost.thread == {"type": "create"} and lost.thread_lost.startswith("404 not_found_error: thread.")
+    after = step(branch.state, model)
+    assert after.thread["type"] == "continue" and after.thread_lost is None and after.messages_sent == 1
+    assert console_lines(branch.state)[-1] == "messages sent each turn: 1, 3, 1"
