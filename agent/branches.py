@@ -323,7 +323,15 @@ def compare(tree: RunTree, left: str, right: str) -> Comparison:
             for i in range(shared, max(len(a.messages), len(b.messages)))]
     words = []
     for index, mine, theirs in rows:
-        words += _message_change(left, right, index, mine, theirs, _stop_at(a, index), _stop_at(b, index))
+        if mine is not None and theirs is not None:
+            words += _message_change(left, right, index, mine, theirs, _stop_at(a, index), _stop_at(b, index))
+    shorter = min(len(a.messages), len(b.messages))
+    if len(a.messages) != len(b.messages):  # the messages only one branch has: one line for them all
+        longer, other, state = (left, right, b) if len(a.messages) > len(b.messages) else (right, left, a)
+        last = max(len(a.messages), len(b.messages)) - 1
+        which = f"messages[{shorter}]" if last == shorter else f"messages[{shorter}]–[{last}]"
+        why = "its run ended before them" if state.done else f"it has not got that far (turn {state.turn})"
+        words.append(f"{which}: only {longer} has {'it' if last == shorter else 'them'}; {other}: {why}")
     if a.result != b.result:
         words.append(f"{left} {_ending(a)}; {right} {_ending(b)}")
     return Comparison(left, right, shared, rows, words)
@@ -356,18 +364,14 @@ def _blocks(message: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict) and b.get("type") == kind] if isinstance(content, list) else []
 
 
-def _message_change(left: str, right: str, index: int, mine: dict[str, Any] | None, theirs: dict[str, Any] | None,
+def _message_change(left: str, right: str, index: int, mine: dict[str, Any], theirs: dict[str, Any],
                     my_stop: str | None, their_stop: str | None) -> list[str]:
     """What differs between the two branches' message `index`, in words."""
     where = f"messages[{index}]"
     if mine == theirs:
         return []  # alike again after an earlier difference (a script replays the same reply whatever came before)
-    if mine is None or theirs is None:
-        has, lacks = (right, left) if mine is None else (left, right)
-        role = (theirs if mine is None else mine).get("role")
-        return [f"{where}: only {has} has it (a {role} message); {lacks} ended before it"]
     if mine.get("role") != theirs.get("role"):
-        return [f"{where}: {left} has a {mine.get('role')} message, {right} a {theirs.get('role')} message"]
+        return [f"{where} is the {mine.get('role')}'s in {left}, the {theirs.get('role')}'s in {right}"]
     said = []
     if mine.get("role") == "assistant":
         calls, their_calls = _blocks(mine, "tool_use"), _blocks(theirs, "tool_use")

@@ -121,12 +121,17 @@ class FaultyModel:
     fault: Fault
     """What goes wrong."""
 
-    def create(self, messages: list[dict[str, Any]], *, system: str, tools: list[dict[str, Any]],
-               max_tokens: int) -> dict[str, Any]:
-        """Fail, or answer with the inner model's reply changed, as the fault says."""
+    @property
+    def holds_threads(self) -> bool:
+        """As the inner model: a fault injected into a run over threads goes over the thread too."""
+        return bool(getattr(self.inner, "holds_threads", False))
+
+    def create(self, messages: list[dict[str, Any]], *, max_tokens: int, **options: Any) -> dict[str, Any]:
+        """Fail, or answer with the inner model's reply changed, as the fault says (`options`: system, tools,
+        thread, passed on as they came)."""
         if self.fault.kind in FAILS_BEFORE_ASKING:
             raise sdk_error(OVERLOADED) if self.fault.kind == "overloaded" else timeout_error()
-        reply = self.inner.create(messages, system=system, tools=tools, max_tokens=max_tokens)
+        reply = self.inner.create(messages, max_tokens=max_tokens, **options)
         if self.fault.kind == "cut_off":
             return cut_off(reply, max_tokens)
         if self.fault.kind == "refusal":  # the reply as far as it got; a complete-looking call must still not run

@@ -94,6 +94,10 @@ OVERFLOWS = """() => {
   for (const text of document.querySelectorAll('[data-testid="stGraphVizChart"] svg text')) {
     const size = text.getBoundingClientRect().height;
     if (text.textContent.trim() && size < 11) found.push(`graph text ${size.toFixed(1)} px: ${text.textContent}`);
+    // The browser draws a diagram's words in its own font: one wider than graphviz measured runs past the edge.
+    const inner = text.getBoundingClientRect(), outer = text.ownerSVGElement.getBoundingClientRect();
+    if (text.textContent.trim() && (inner.left < outer.left - 1 || inner.right > outer.right + 1))
+      found.push(`graph text past its diagram's edge: ${text.textContent}`);
   }
   // A diagram wider than the box that clips it must say so where a person looks: a scrollbar in view, or a
   // shadow on the edge with more beyond it. A box that clips it with neither is a diagram cut off.

@@ -5,7 +5,16 @@ fixtures are `tests/test_browser.py`'s). Screenshots go to test-artifacts/.
 """
 
 import pytest
-from test_browser import chromium, no_exception_box, sandbox, sandbox_page, shot, step, wait_for_idle
+from test_browser import (
+    chromium,
+    no_exception_box,
+    nothing_cut_off,
+    sandbox,
+    sandbox_page,
+    shot,
+    step,
+    wait_for_idle,
+)
 
 FIXTURES = (chromium, sandbox, sandbox_page)  # test_browser.py's fixtures: pytest finds them by these names here
 PANEL = "Change the past: fork at a turn, inject a fault, be the model"
@@ -213,3 +222,31 @@ def test_a_result_changed_on_a_branch_forked_from_main_picked_again_stays_on_tha
     assert "-> 35" in console_text(page)
     no_exception_box(page)
     no_widget_state_warning(sandbox)
+
+
+def test_two_branches_compared_in_chromium(sandbox_page):
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    choose(page, "Script", "A chain of three tools over three turns")
+    click(page, "Run to end")
+    open_panel(page, "Fork and edit")
+    look_back_to(page, 1)
+    click(page, "Fork here, after turn 1")
+    result = page.get_by_label("Result of add (call 1)")
+    result.fill("35")
+    result.press("Enter")
+    wait_for_idle(page)
+    click(page, "Change it")
+    step(page)
+    page.get_by_text("Compare two branches").click()
+    wait_for_idle(page)
+    shot(page, "12-compare.png")
+    expect(page.get_by_text("messages[2]: tool result 1 changed: 3.5 in main, 35 in branch 1")).to_be_visible()
+    marked = page.locator(".ls-msg.ls-new").filter(has_text="first difference")
+    expect(marked).to_have_count(2)
+    expect(marked.first).to_contain_text("messages[2]")
+    shot(page, "12-compare.png")
+    nothing_cut_off(page)
+    boxes = page.locator('[data-testid="stException"]')
+    assert boxes.count() == 0, boxes.all_inner_texts()

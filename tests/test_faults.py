@@ -4,7 +4,7 @@ import pytest
 
 from agent.branches import RunTree
 from agent.faults import FAULTS, Fault, cut_input, cut_off, step_with_fault
-from agent.loop import console_lines, run_to_end
+from agent.loop import console_lines, run_to_end, step
 from agent.real import AnthropicModel, running_server
 from agent.scripts import load_script
 from helpers import fake_run, reply, text, tool_use
@@ -93,3 +93,17 @@ def test_faults_wrap_the_real_model_through_the_sdk_as_they_wrap_the_fake(kind):
         step_with_fault(state, AnthropicModel("sk-test", base_url=server.base_url, max_retries=0), Fault(kind))
     assert console_lines(state) == console_lines(fake_state)
     assert state.result == fake_state.result
+
+
+@pytest.mark.parametrize("kind", ["cut_off", "refusal", "overloaded"])
+def test_a_fault_in_a_run_over_threads_goes_over_the_thread_as_the_turns_around_it_do(kind):
+    script = load_script("three_tool_chain")
+    state, fake = fake_run(*script.replies, tools=script.tools)
+    state.threads = True
+    step(state, fake)
+    records = step_with_fault(state, fake, Fault(kind))
+    assert all(r.thread is not None for r in records)  # the injected attempt and the retry after it, alike
+    counted = [r for r in state.records if r.counted]
+    assert [r.messages_sent for r in counted][1:] == [1] * (len(counted) - 1)
+    assert console_lines(state, readable=True)[-1].endswith(
+        f"over a message thread (the whole array each turn: {', '.join(str(r.sent) for r in counted)})")

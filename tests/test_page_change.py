@@ -365,3 +365,36 @@ def test_a_run_written_by_hand_is_said_to_be_in_its_turn_cards_and_its_export(at
     exported = parse_script_text(script_json(at.session_state["run"]), name="mine")
     assert exported.expected_output == ['turn 1: add {"a": 20, "b": 22} -> 42', "result: It is 42.",
                                         "messages sent each turn: 1, 3"]
+
+
+def test_two_branches_compared_side_by_side_with_the_first_difference_marked(at):
+    click(at, "Step")
+    look_back(at, 1)
+    open_panel(at)
+    click(at, "Fork here, after turn 1")
+    next(t for t in at.text_input if t.key and t.key.startswith("edit_result_")).set_value("35")
+    click(at, "Change it")
+    click(at, "Step")
+    at.session_state["compare_box"] = True
+    run(at)
+    assert at.selectbox(key="compare_left").value == "main" and at.selectbox(key="compare_right").value == "branch 1"
+    assert "messages[2]: tool result 1 changed: 5 in main, 35 in branch 1" in texts(at.markdown)
+    pairs = next(h.proto.body for h in at.get("html") if "ls-pairs" in h.proto.body)
+    assert pairs.count("first difference") == 2 and "messages[2]</span><span class=\"ls-badge\">first difference" \
+        in pairs
+    run(at.selectbox(key="compare_left").set_value("branch 1"))
+    assert "hold the same messages and ended the same way" in texts(at.caption)
+
+
+def test_a_fork_before_the_first_turn_stays_on_screen_when_a_setting_changed(at):
+    """Found by the learner state machine: a fork after turn 0, with a setting changed since the run started, was
+    taken for a run nothing had happened to, and replaced by a new one while the page said "Forked branch 1"."""
+    click(at, "Step")
+    run(at.toggle(key="threads").set_value(True))
+    look_back(at, 0)
+    open_panel(at)
+    click(at, "Fork here, after turn 0")
+    tree = at.session_state["tree"]
+    assert tree.current == "branch 1" and at.session_state["run"] is tree.branch.state
+    assert "Forked branch 1 from main after turn 0" in texts(at.info)
+    assert "Step carries on with the old ones" in texts(at.info)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import graphviz
 import streamlit as st
 
-from agent.branches import MAIN, Branch, BranchError, RunTree
+from agent.branches import MAIN, Branch, BranchError, RunTree, compare
 from agent.fake import FakeModel
 from agent.faults import FAULTS, Fault
 from agent.hand_model import STOP_REASONS, HandModel, HandReplyError, tool_use_ids
@@ -33,6 +33,8 @@ from agent.page.branches_view import (
     input_example,
     mark_run_graph,
 )
+from agent.page.html_cards import comparison_html
+from agent.page.safe_text import as_text
 from agent.tools import TOOLS
 
 ss = st.session_state
@@ -120,6 +122,29 @@ def branches_section(current: RunTree) -> None:
     picked_at.download_button("Every branch (JSON)", current.to_json, file_name="run-tree.json",
                               mime="application/json", on_click="ignore", icon=":material/account_tree:")
     map_at.graphviz_chart(branch_map(current))
+    compare_section(current)
+
+
+def compare_section(current: RunTree) -> None:
+    """Two branches (or a branch and main) side by side from where they part, drawn only while open."""
+    box = st.expander("Compare two branches", key="compare_box", on_change="rerun", icon=":material/difference:")
+    if not box.open:
+        return
+    with box:
+        names = list(current.branches)
+        left_at, right_at = st.columns(2)
+        parent = current.branch.parent or (names[1] if current.current == MAIN else MAIN)
+        left = left_at.selectbox("Compare", names, index=names.index(parent), key="compare_left")
+        right = right_at.selectbox("with", names, index=names.index(current.current), key="compare_right")
+        comparison = compare(current, left, right)
+        if not comparison.differences:
+            st.caption(f"{as_text(left)} and {as_text(right)} hold the same messages and ended the same way.")
+            return
+        st.markdown("\n".join(f"- {as_text(words)}" for words in comparison.differences))
+        if comparison.rows:
+            st.caption(f"From messages[{comparison.shared}] on: the first {comparison.shared} messages are the "
+                       "same in both.")
+            st.html(comparison_html(comparison))
 
 
 def fork_section(current: RunTree) -> None:

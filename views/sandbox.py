@@ -71,6 +71,14 @@ def start_run() -> None:
     ss.look_back = 0
 
 
+def untouched_run() -> bool:
+    """A run nothing has happened to yet: no turn taken, and not a branch forked before its first turn (a fork is
+    the learner's doing, and keeps its parent's settings)."""
+    tree = ss.get("tree")
+    forked = tree is not None and tree.branch.state is ss.run and tree.branch.parent is not None
+    return not ss.run.records and not forked
+
+
 def settings_changed() -> bool:
     return view.settings_of(ss.run) != settings_in_controls() or ss.run_model != ss.model_choice
 
@@ -276,7 +284,7 @@ def task_box() -> None:
 @st.fragment
 def sandbox_main() -> None:
     """Everything that changes when the loop steps; a Step reruns only this."""
-    if settings_changed() and not ss.run.records:
+    if settings_changed() and untouched_run():
         start_run()  # nothing has happened yet, so the new settings simply apply
     with st.container(horizontal=True, vertical_alignment="center", key="step_row"):
         stepped = st.button("Step", type="primary", icon=":material/skip_next:", key="step",

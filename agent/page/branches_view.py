@@ -52,7 +52,9 @@ def branch_caption(tree: RunTree, name: str) -> str:
 def branch_map(tree: RunTree) -> graphviz.Digraph:
     """The tree of branches: one node a branch, an edge from its parent labelled with the turn it left after."""
     # Top to bottom: a chain of forks grows down the panel, not across it; only sibling branches stand side by side.
-    graph = graphviz.Digraph("branches", graph_attr={"rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.2"})
+    # Padding: the browser draws the edge labels in its own font, a little wider than graphviz measured them.
+    graph = graphviz.Digraph("branches", graph_attr={"rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.2",
+                                                    "pad": "0.3"})
     graph.attr("node", shape="box", fontname=FONT, fontsize="12", fontcolor=INK, style="filled", margin="0.12,0.06")
     graph.attr("edge", fontname=FONT, fontsize="11", color=MUTED, fontcolor=MUTED, arrowsize="0.6")
     for number, branch in enumerate(tree.branches.values()):

@@ -240,3 +240,16 @@ def chat_pairs_html(pairs: list[Any], new: range, stop_reason: str | None = None
         cells += [f'<div class="ls-gap">the latest reply: stop_reason "{_e(stop_reason)}"</div>',
                   f'<div class="ls-gap">finish_reason {_e(json.dumps(said))}</div>']
     return f'<div class="ls-pairs">{"".join(cells)}</div>'
+
+
+def comparison_html(comparison: Any) -> str:
+    """Two branches side by side from where they part (`agent.branches.Comparison`): each message beside the other
+    branch's message at the same index, the first that differs marked, a gap where a branch has none."""
+    cells = [f'<div class="ls-pairs-head">{_e(comparison.left)}</div>',
+             f'<div class="ls-pairs-head">{_e(comparison.right)}</div>']
+    for index, mine, theirs in comparison.rows:
+        badge = "first difference" if index == comparison.first_difference else ""
+        for message, name in ((mine, comparison.left), (theirs, comparison.right)):
+            cells.append(message_html(message, index, badge) if message is not None else
+                         f'<div class="ls-gap">messages[{index}]: none in {_e(name)}</div>')
+    return f'<div class="ls-pairs">{"".join(cells)}</div>'
