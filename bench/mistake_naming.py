@@ -21,15 +21,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from naming_corpus import corpus, name_loop, score  # noqa: E402
+from naming_corpus import CORPUS, corpus, name_loop, score  # noqa: E402
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="check only the loops whose file name contains this")
     parser.add_argument("--quiet", action="store_true", help="print only the wrong names and the figures")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the folder of labelled loops to score")
     args = parser.parse_args()
-    loops = [loop for loop in corpus() if args.only in loop.name]
+    loops = [loop for loop in corpus(args.corpus) if args.only in loop.name]
     started = time.perf_counter()
     results = []
     for loop in loops:

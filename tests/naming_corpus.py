@@ -61,10 +61,10 @@ class Named:
         return self.loop.label in self.names.values()
 
 
-def corpus() -> list[Loop]:
-    """Every loop of the corpus, in file-name order; a file without its label line is a ValueError."""
+def corpus(folder: Path = CORPUS) -> list[Loop]:
+    """Every loop of a corpus folder, in file-name order; a file without its label line is a ValueError."""
     loops = []
-    for path in sorted(CORPUS.glob("*.py")):
+    for path in sorted(folder.glob("*.py")):
         text = path.read_text(encoding="utf-8")
         match = _LABEL.match(text)
         if not match:
