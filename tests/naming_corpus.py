@@ -1,4 +1,5 @@
-"""The labelled corpus of beginner loops (tests/beginner_loops/), checked and scored for how mistakes are named.
+"""The labelled corpora of beginner loops (tests/beginner_loops/ and tests/beginner_loops_heldout/), checked and
+scored for how mistakes are named.
 
 Each file is one learner's loop with one realistic bug, or none, and says on its
 first line which mistake the check must name for it (`# mistake: KEY`, a key of
@@ -21,6 +22,9 @@ from pathlib import Path
 from agent.exercise import Limits, LoopCheck, check_loop
 
 CORPUS = Path(__file__).resolve().parent / "beginner_loops"
+HELDOUT = Path(__file__).resolve().parent / "beginner_loops_heldout"
+"""Loops written afterwards by someone who had not read the naming code, to score it as an outsider would."""
+CORPORA = (CORPUS, HELDOUT)
 LIMITS = Limits(seconds=10.0)  # generous: the machine is shared, and no loop here hangs
 UNNAMED = "unnamed"
 _LABEL = re.compile(r"^# mistake: (\w+)\n")

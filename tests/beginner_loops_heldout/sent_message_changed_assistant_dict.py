@@ -1,22 +1,25 @@
-# mistake: call_not_answered
-# Collects the calls in a dict keyed by tool name, so two calls of the same tool in one reply become one.
+# mistake: sent_message_changed
+# One assistant dict reused every turn: each append adds the same object, so every earlier assistant
+# message changes to the latest reply.
 import json
 
 
 def run_agent(task, model, max_turns):
     messages = [{"role": "user", "content": task}]
+    assistant = {"role": "assistant", "content": []}
     for turn in range(1, max_turns + 1):
         reply = model.create(messages)
-        messages.append({"role": "assistant", "content": reply["content"]})
+        assistant["content"] = reply["content"]
+        messages.append(assistant)
         if reply["stop_reason"] == "end_turn":
             return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
         if reply["stop_reason"] != "tool_use":
             return f"stopped: {reply['stop_reason']}"
-        calls = {b["name"]: b for b in reply["content"] if b["type"] == "tool_use"}
         results = []
-        for name, call in calls.items():
-            result = run_tool(call)
-            print(f"turn {turn}: {name} {json.dumps(call['input'], sort_keys=True)} -> {result['content']}")
-            results.append(result)
+        for b in reply["content"]:
+            if b["type"] == "tool_use":
+                r = run_tool(b)
+                print(f"turn {turn}: {b['name']} {json.dumps(b['input'], sort_keys=True)} -> {r['content']}")
+                results.append(r)
         messages.append({"role": "user", "content": results})
     return f"stopped: no answer after {max_turns} turns"

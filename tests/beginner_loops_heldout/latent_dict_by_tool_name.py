@@ -1,12 +1,11 @@
-# mistake: unnamed
-# The results list is made once, before the loop: every user message is the same list, which keeps growing,
-# so an earlier message now also holds later results (aliasing, not a wrong id).
+# mistake: none
+# Collects the calls in a dict keyed by tool name, so two calls of the same tool in one reply would become one.
+# No script has two calls of one tool in a reply, so the bug never shows: it must pass and name nothing.
 import json
 
 
 def run_agent(task, model, max_turns):
     messages = [{"role": "user", "content": task}]
-    results = []
     for turn in range(1, max_turns + 1):
         reply = model.create(messages)
         messages.append({"role": "assistant", "content": reply["content"]})
@@ -14,10 +13,11 @@ def run_agent(task, model, max_turns):
             return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
         if reply["stop_reason"] != "tool_use":
             return f"stopped: {reply['stop_reason']}"
-        for b in reply["content"]:
-            if b["type"] == "tool_use":
-                r = run_tool(b)
-                print(f"turn {turn}: {b['name']} {json.dumps(b['input'], sort_keys=True)} -> {r['content']}")
-                results.append(r)
+        calls = {b["name"]: b for b in reply["content"] if b["type"] == "tool_use"}
+        results = []
+        for name, call in calls.items():
+            result = run_tool(call)
+            print(f"turn {turn}: {name} {json.dumps(call['input'], sort_keys=True)} -> {result['content']}")
+            results.append(result)
         messages.append({"role": "user", "content": results})
     return f"stopped: no answer after {max_turns} turns"

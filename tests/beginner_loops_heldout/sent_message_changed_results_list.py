@@ -1,21 +1,19 @@
-# mistake: unnamed
-# One assistant dict reused every turn: each append adds the same object, so every earlier assistant
-# message changes to the latest reply.
+# mistake: sent_message_changed
+# The results list is made once, before the loop: every user message is the same list, which keeps growing,
+# so an earlier message now also holds later results (aliasing, not a wrong id).
 import json
 
 
 def run_agent(task, model, max_turns):
     messages = [{"role": "user", "content": task}]
-    assistant = {"role": "assistant", "content": []}
+    results = []
     for turn in range(1, max_turns + 1):
         reply = model.create(messages)
-        assistant["content"] = reply["content"]
-        messages.append(assistant)
+        messages.append({"role": "assistant", "content": reply["content"]})
         if reply["stop_reason"] == "end_turn":
             return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
         if reply["stop_reason"] != "tool_use":
             return f"stopped: {reply['stop_reason']}"
-        results = []
         for b in reply["content"]:
             if b["type"] == "tool_use":
                 r = run_tool(b)

@@ -1,6 +1,6 @@
-# mistake: unnamed
+# mistake: answer_text
 # Compares the stop reason with "is": a string read from JSON is not the same object, so end_turn is missed
-# and the answer comes back as "stopped: end_turn".
+# and the answer comes back as "stopped: end_turn" (the evidence of end_turn_typo in tests/beginner_loops/).
 import json
 
 
