@@ -1,5 +1,7 @@
-# mistake: unnamed
+# mistake: kept_going
 # Calls model.create once to test the stop reason and again to get the reply: each turn uses two replies.
+# Where the first reply is max_tokens, refusal or pause_turn, it asks again after it: kept_going, marked on the
+# line that asked. Where it throws a tool_use reply away, no listed mistake says why, and none is named.
 import json
 
 
