@@ -480,12 +480,12 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
     final, sent = state.records[-1], len(seen.requests)
     last = seen.stop_reasons[-1] if seen.stop_reasons else None
     if last == "tool_use" and sent < len(state.records):  # it stopped while the model waited for results
-        if sent == 1:
-            return "did_not_go_round"  # whatever it returned: the tool's output, a dict, "stopped: tool_use"
+        if sent == 1:  # whatever it returned: the tool's output, a dict, "stopped: tool_use", the limit message
+            return "did_not_go_round"
         if seen.tool_call_replies and sent not in seen.tool_call_replies \
-                and "no answer after" not in str(returned.get("text")):
-            # It ran calls before but none of the last reply's, and did not say it was at its limit: it
-            # went round a fixed number of times and returned the next tool_use reply as it came.
+                and "no answer after" not in str(returned.get("text")):  # not a limit, its own or one short
+            # It ran calls before but none of the last reply's: it went round a fixed number of times and
+            # returned the next tool_use reply as it came.
             return "did_not_go_round"
         return "stopped_early" if final.branch == "limit" else None
     if returned["type"] != "str":
