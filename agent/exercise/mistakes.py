@@ -6,7 +6,8 @@ mistake it points to, or None when no single mistake fits; the check then
 still shows the failure itself, in the API's words or as the first line that
 differs. A mistake is named only on its own evidence in what the judge saw:
 a wrong name sends the learner to fix code that is right, which is worse than
-none (tests/beginner_loops/ is the labelled corpus that holds this).
+none (tests/beginner_loops/ and tests/beginner_loops_heldout/ are the labelled
+corpora that hold this).
 """
 
 from __future__ import annotations
@@ -192,6 +193,12 @@ def offending_index(reason: str, messages: Any) -> int | None:
         return next((i for i, m in enumerate(messages) if roles[i] == "assistant" and _blocks(m)
                      and isinstance(_blocks(m)[-1], dict) and _blocks(m)[-1].get("type") == "thinking"), None)
     return None
+
+
+def output_lines(text: str) -> list[str]:
+    """Printed text line by line, as a person reads it (a tool result may hold newlines)."""
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def _is_text(content: Any, text: str) -> bool:
@@ -493,7 +500,7 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
     result_line = next((i for i, x in enumerate(expected) if x.startswith("result: ")), len(expected))
     # The extra lines must be ones the loop printed, not an answer holding a newline (a result line in two).
     if len(actual) > len(expected) and _subsequence(expected, actual) \
-            and len(_lines_of(seen.printed)) > result_line:
+            and len(output_lines(seen.printed)) > result_line:
         return "extra_print"
     if sent != len(state.records) or last != (final.reply or {}).get("stop_reason"):
         return None  # it ended somewhere else than the reference: no mistake of the ending fits
@@ -515,11 +522,6 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
         later = line == 0 < len(actual) and _later_turn(expected[0], actual[0])
         return "kept_state" if seen.earlier_scripts and later else "tool_lines"
     return None
-
-
-def _lines_of(text: str) -> list[str]:
-    lines = text.split("\n")
-    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def _results_sent(messages: list[dict[str, Any]]) -> int:

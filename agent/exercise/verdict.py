@@ -21,6 +21,7 @@ from agent.exercise.mistakes import (
     exception_mistake,
     history_mistake,
     offending_index,
+    output_lines,
     output_mistake,
     own_turn_limit,
 )
@@ -102,12 +103,6 @@ class ScriptCheck:
         return MISTAKES.get(self.mistake or "", "")
 
 
-def _lines(text: str) -> list[str]:
-    # A tool result may hold newlines; compare line by line as a person reads the output.
-    lines = text.split("\n")
-    return lines[:-1] if lines and lines[-1] == "" else lines
-
-
 def _first_difference(expected: list[str], actual: list[str]) -> int | None:
     for i, (want, got) in enumerate(zip(expected, actual, strict=False)):
         if want != got:
@@ -123,7 +118,7 @@ def _harness_output(seen: Observation) -> list[str]:
     elif seen.error and seen.rejected:
         text += f"result: bad request: {seen.rejected['reason']}\n"
     sizes = ", ".join("?" if size is None else str(size) for size in seen.sizes)
-    return _lines(text + f"messages sent each turn: {sizes}")
+    return output_lines(text + f"messages sent each turn: {sizes}")
 
 
 def _reference_messages(state: RunState, request: int) -> list[dict[str, Any]] | None:
@@ -167,7 +162,7 @@ def _plural(count: int, word: str) -> str:
 
 def judge(script: Script, state: RunState, seen: Observation, limits: Limits, source: str) -> ScriptCheck:
     """One script's verdict, from the reference run and what the judge saw."""
-    expected = _lines("\n".join(console_lines(state)))
+    expected = output_lines("\n".join(console_lines(state)))
     check = ScriptCheck(script.name, script.title, "pass", "passed", expected, [])
     if seen.ended:
         check.verdict, check.summary = seen.ended, seen.message
