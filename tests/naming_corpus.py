@@ -1,4 +1,5 @@
-"""The labelled corpus of beginner loops (tests/beginner_loops/), checked and scored for how mistakes are named.
+"""The labelled corpora of beginner loops (tests/beginner_loops/ and tests/beginner_loops_heldout/), checked and
+scored for how mistakes are named.
 
 Each file is one learner's loop with one realistic bug, or none, and says on its
 first line which mistake the check must name for it (`# mistake: KEY`, a key of
@@ -21,6 +22,9 @@ from pathlib import Path
 from agent.exercise import Limits, LoopCheck, check_loop
 
 CORPUS = Path(__file__).resolve().parent / "beginner_loops"
+HELDOUT = Path(__file__).resolve().parent / "beginner_loops_heldout"
+"""Loops written afterwards by someone who had not read the naming code, to score it as an outsider would."""
+CORPORA = (CORPUS, HELDOUT)
 LIMITS = Limits(seconds=10.0)  # generous: the machine is shared, and no loop here hangs
 UNNAMED = "unnamed"
 _LABEL = re.compile(r"^# mistake: (\w+)\n")
@@ -61,10 +65,10 @@ class Named:
         return self.loop.label in self.names.values()
 
 
-def corpus() -> list[Loop]:
-    """Every loop of the corpus, in file-name order; a file without its label line is a ValueError."""
+def corpus(folder: Path = CORPUS) -> list[Loop]:
+    """Every loop of a corpus folder, in file-name order; a file without its label line is a ValueError."""
     loops = []
-    for path in sorted(CORPUS.glob("*.py")):
+    for path in sorted(folder.glob("*.py")):
         text = path.read_text(encoding="utf-8")
         match = _LABEL.match(text)
         if not match:

@@ -174,10 +174,10 @@ def format_check_of(result):
 
 
 def test_every_named_mistake_has_a_case():
-    from naming_corpus import corpus
+    from naming_corpus import CORPORA, corpus
     from test_exercise_judge import NAMED_CASES
 
-    labelled = {loop.label for loop in corpus() if loop.expects_name}
+    labelled = {loop.label for folder in CORPORA for loop in corpus(folder) if loop.expects_name}
     assert set(MISTAKE_CASES) | set(NAMED_CASES) | labelled | {"endless_loop"} == set(MISTAKES)
 
 

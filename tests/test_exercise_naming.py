@@ -1,21 +1,24 @@
-"""Mistakes are named only when the evidence fits: the labelled corpus of beginner loops, and the cases that
+"""Mistakes are named only when the evidence fits: the labelled corpora of beginner loops, and the cases that
 were once named wrong.
 
-Every loop of tests/beginner_loops/ runs in the sandbox against every exercise
+Every loop of tests/beginner_loops/ and tests/beginner_loops_heldout/ runs in the sandbox against every exercise
 script (one learner process per loop, about a quarter of a second each); a
 wrong name on any script fails. `bench/mistake_naming.py` prints the same
 corpus's precision and recall.
 """
 
 import pytest
-from naming_corpus import UNNAMED, Named, corpus, name_loop, score
+from naming_corpus import HELDOUT, UNNAMED, Named, corpus, name_loop, score
 
 from agent.exercise import MISTAKES, Limits, check_loop
 from agent.scripts import parse_script
 
-LOOPS = corpus()
+LOOPS = corpus() + corpus(HELDOUT)
 BY_NAME = {loop.name: loop for loop in LOOPS}
 FAST = Limits(seconds=10.0)  # for loops not in the corpus
+# Held-out loops whose mistake the check cannot yet see: they must fail and name nothing (recall, not precision).
+# Remove one from here once it is named.
+NOT_YET_NAMED = {"kept_state_result_cache"}  # a tool-result cache kept across calls: no request shows it
 
 
 def named(loop_name, *scripts):
@@ -36,6 +39,7 @@ def test_the_corpus_is_labelled_with_known_mistakes_and_names_each_one():
     # Every mistake but the endless loop (it costs a time limit) has a loop to be named on.
     assert set(MISTAKES) - labels == {"endless_loop"}
     assert len(LOOPS) >= 60 and sum(loop.label is None for loop in LOOPS) >= 5
+    assert len({loop.name for loop in LOOPS}) == len(LOOPS)  # one name per loop across both folders
 
 
 @pytest.mark.parametrize("loop", LOOPS, ids=[loop.name for loop in LOOPS])
@@ -47,7 +51,7 @@ def test_each_corpus_loop_is_named_for_its_bug_and_nothing_else(loop):
         return
     assert result.names, "the bug must fail at least one script"
     assert result.wrong == {}, f"named for a bug it does not have: {result.wrong}"
-    if loop.expects_name:
+    if loop.expects_name and loop.name not in NOT_YET_NAMED:
         assert result.found, f"{loop.label} was named on no script: {result.names}"
     else:
         assert set(result.names.values()) == {None}
@@ -201,3 +205,42 @@ def test_output_cut_at_the_judges_limit_says_so_and_names_no_line_mistake_from_w
     assert result.mistake is None  # its lines are missing because they were cut, not because they differ
     [short] = named("debug_print_messages", "add_then_answer")
     assert (short.mistake, "not kept" in short.summary) == ("extra_print", False)
+
+
+# ---- the held-out corpus: named wrong before these fixes ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("loop_name", "script", "verdict", "mistake"), [
+    # One list or dict appended twice: an earlier message changed under the API's pointer, not a made-up id.
+    ("sent_message_changed_results_list", "three_tool_chain", "bad_request", "sent_message_changed"),
+    ("sent_message_changed_assistant_dict", "three_tool_chain", "bad_request", "sent_message_changed"),
+    # Inputs changed in place show in the request against the script's reply, not as a wrongly printed line.
+    ("tool_input_changed_float_coerce", "add_then_answer", "output", "tool_input_changed"),
+    # An answer ending in a newline makes the result two lines: not a line the loop printed.
+    ("answer_text_newline_joined", "add_then_answer", "output", "answer_text"),
+    # The reply's text taken for an answer on max_tokens is no wrong wording of the stop message.
+    ("did_not_go_round_early_return_on_text", "cut_off_reply", "output", None),
+    # One round of tools, then the next tool_use reply returned as it came: not a turn limit one short.
+    ("did_not_go_round_one_round", "runaway", "output", "did_not_go_round"),
+    ("did_not_go_round_one_round", "short_leash", "output", "did_not_go_round"),
+    # Stopping at a number of its own, and saying so, is its own limit; one short is the off-by-one.
+    ("own_turn_limit_min", "runaway", "output", "own_turn_limit"),
+    ("stopped_early_with_default", "runaway", "output", "stopped_early"),  # max_turns=40 is never used
+    ("stopped_early_with_default", "short_leash", "output", "stopped_early"),
+    # A tool_use reply thrown away by a second model.create: neither the answer nor the limit is to blame.
+    ("kept_going_create_called_twice", "add_then_answer", "output", None),
+    ("kept_going_create_called_twice", "runaway", "too_many_requests", None),
+    # Results wrapped again, inside a list.
+    ("result_wrapped_by_hand", "add_then_answer", "bad_request", "result_wrapped"),
+])
+def test_a_held_out_loop_once_named_wrong_is_named_for_its_own_bug(loop_name, script, verdict, mistake):
+    [result] = named(loop_name, script)
+    assert (result.verdict, result.mistake) == (verdict, mistake)
+
+
+def test_an_aliased_message_is_marked_where_it_changed():
+    [results] = named("sent_message_changed_results_list", "three_tool_chain")
+    sent = results.bad_request.messages
+    assert results.bad_request.offending_index == 2 and sent[2] == sent[4]  # the first results, now the second's
+    [assistant] = named("sent_message_changed_assistant_dict", "three_tool_chain")
+    assert assistant.bad_request.offending_index == 1 and assistant.bad_request.messages[1]["role"] == "assistant"

@@ -6,12 +6,14 @@ mistake it points to, or None when no single mistake fits; the check then
 still shows the failure itself, in the API's words or as the first line that
 differs. A mistake is named only on its own evidence in what the judge saw:
 a wrong name sends the learner to fix code that is right, which is worse than
-none (tests/beginner_loops/ is the labelled corpus that holds this).
+none (tests/beginner_loops/ and tests/beginner_loops_heldout/ are the labelled
+corpora that hold this).
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
 from typing import Any
 
@@ -121,6 +123,11 @@ MISTAKES: dict[str, str] = {
         "A tool call's input was changed before the reply went back: it is no longer the object the model "
         'wrote. Keep json.dumps(block["input"], sort_keys=True) in a variable of its own for the printed line, '
         "and leave the blocks of reply[\"content\"] as they came."),
+    "sent_message_changed": (
+        "A message the loop had already sent changed afterwards: one list or dict was appended to the "
+        "conversation twice (a results = [] made once before the loop, one assistant dict reused), so adding to "
+        "it changed the earlier message too. Make a new one for each message, inside the loop: results = [] "
+        'each turn, and a new {"role": ..., "content": ...} for every append.'),
     "result_wrapped": (
         "A tool_result was wrapped in another tool_result. run_tool(block) already returns the whole "
         "tool_result block, with its tool_use_id: put it in the list of results as it is."),
@@ -188,6 +195,12 @@ def offending_index(reason: str, messages: Any) -> int | None:
     return None
 
 
+def output_lines(text: str) -> list[str]:
+    """Printed text line by line, as a person reads it (a tool result may hold newlines)."""
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def _is_text(content: Any, text: str) -> bool:
     """Whether a message's content is this text, as a string or as one text block."""
     return content == text or content == [{"type": "text", "text": text}]
@@ -221,12 +234,15 @@ def _earlier_task(messages: list[Any], earlier_tasks: list[str], task: str) -> i
     return None
 
 
-def history_mistake(seen: Observation, task: str) -> tuple[str, int | None, int] | None:
+def history_mistake(seen: Observation, task: str, replies: list[dict[str, Any]]) -> tuple[str, int | None, int] | None:
     """A mistake the whole run shows, whatever the first refusal said: (name, message index, request number).
     Each is named only on its own evidence in the requests: an OpenAI-format message; an earlier script's task
     in the first request (state kept between calls); the task gone from a later request that once began with
-    it; a later request no longer than the one before it (the conversation not kept)."""
+    it; a tool call sent back with another input than the reply gave it (`replies`: the script's); a message
+    already sent that changed since, into a copy of a later one (one object appended twice); a later request
+    no longer than the one before it (the conversation not kept)."""
     previous: Any = None
+    inputs = _call_inputs(replies)
     for number, messages in enumerate(seen.requests, 1):
         if not isinstance(messages, list) or not messages:
             continue
@@ -239,11 +255,48 @@ def history_mistake(seen: Observation, task: str) -> tuple[str, int | None, int]
                 return "kept_state", old, number
         if not starts_with_task(messages, task):
             return ("dropped_task", 0, number) if starts_with_task(seen.requests[0], task) else None
+        changed_input = _changed_input(messages, inputs)
+        if changed_input is not None:
+            return "tool_input_changed", changed_input, number
+        aliased = _aliased(messages, previous)
+        if aliased is not None:
+            return "sent_message_changed", aliased, number
         # It ran the calls of the reply before (so it meant to go round), yet sent no more than last time.
         went_round = seen.stop_reasons[number - 2:number - 1] == ["tool_use"] and number - 1 in seen.tool_call_replies
         if went_round and isinstance(previous, list) and len(messages) <= len(previous):
             return "conversation_not_kept", len(messages) - 1, number
         previous = messages
+    return None
+
+
+def _call_inputs(replies: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each tool call's input as the script's replies give it, by the call's id."""
+    return {block["id"]: block.get("input") for reply in replies for block in reply.get("content") or []
+            if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str)}
+
+
+def _changed_input(messages: list[Any], inputs: dict[str, Any]) -> int | None:
+    """The index of an assistant message holding one of the script's tool calls with another input than the
+    reply gave it (as a value: `2` sent back as `2.0` is a change in JSON too)."""
+    for i, message in enumerate(messages):
+        if _role(message) != "assistant":
+            continue
+        for block in _typed(message, "tool_use"):
+            given = inputs.get(block.get("id"), block.get("input"))
+            if json.dumps(block.get("input"), sort_keys=True) != json.dumps(given, sort_keys=True):
+                return i
+    return None
+
+
+def _aliased(messages: list[Any], previous: Any) -> int | None:
+    """The index of a message the previous request sent otherwise and that is now the same as a later message
+    of this request: one list or dict appended twice and changed in between (`results = []` made once before
+    the loop, one assistant dict reused), so what was sent before changed under it."""
+    if not isinstance(previous, list) or len(messages) <= len(previous):
+        return None
+    for i, (before, now) in enumerate(zip(previous, messages, strict=False)):
+        if before != now and any(now == later for later in messages[i + 1:]):
+            return i
     return None
 
 
@@ -266,7 +319,8 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
         if _only_results(messages[index]):
             return "results_as_assistant", index
     if "unexpected `tool_use_id`" in reason:
-        return "wrong_tool_use_id", index
+        # Only in the message just added: an earlier one refused now changed after it was sent (aliasing).
+        return ("wrong_tool_use_id" if index == len(messages) - 1 else None), index
     if "without `tool_result` blocks immediately after" in reason:
         return _unanswered(messages, index)
     if "Did not find" in reason and "`tool_result` block(s) at the beginning" in reason:
@@ -307,7 +361,8 @@ def _unanswered(messages: list[Any], index: int | None) -> tuple[str | None, int
     return ("results_as_text", index + 1) if texts else (None, index)
 
 
-_BLOCK_FIELD = re.compile(r"^messages\.(\d+)\.content\.(\d+)(\.tool_use\.input|\.tool_result\.content|): ")
+_BLOCK_FIELD = re.compile(r"^messages\.(\d+)\.content\.(\d+)(\.tool_use\.input|\.tool_result\.content|)(?:\.\d+)?"
+                          r"(?:\.type)?: ")
 
 
 def _changed_block(reason: str, messages: list[Any]) -> str | None:
@@ -328,7 +383,9 @@ def _changed_block(reason: str, messages: list[Any]) -> str | None:
     if where == ".tool_use.input" and isinstance(block.get("input"), str):
         return "tool_input_changed"
     inner = block.get("content")
-    if where == ".tool_result.content" and isinstance(inner, dict) and inner.get("type") == "tool_result":
+    inner_blocks = inner if isinstance(inner, list) else [inner]
+    if where == ".tool_result.content" and any(isinstance(b, dict) and b.get("type") == "tool_result"
+                                               for b in inner_blocks):
         return "result_wrapped"
     return None
 
@@ -372,7 +429,8 @@ def own_turn_limit(source: str) -> bool:
         return False
     given = function.args.args[2].arg
     numbers = _names_set_to_numbers(tree)
-    if given in _names_set_to_numbers(function):
+    # Set to a number in the body; its own default (`max_turns=40`) is never used, the check passes it.
+    if any(given in _names_set_to_numbers(statement) for statement in function.body):
         return True
     if any(isinstance(node, ast.Name) and node.id == given and isinstance(node.ctx, ast.Load)
            for node in ast.walk(function)):
@@ -429,12 +487,20 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
     final, sent = state.records[-1], len(seen.requests)
     last = seen.stop_reasons[-1] if seen.stop_reasons else None
     if last == "tool_use" and sent < len(state.records):  # it stopped while the model waited for results
-        if sent == 1:
-            return "did_not_go_round"  # whatever it returned: the tool's output, a dict, "stopped: tool_use"
+        if sent == 1:  # whatever it returned: the tool's output, a dict, "stopped: tool_use", the limit message
+            return "did_not_go_round"
+        if seen.tool_call_replies and sent not in seen.tool_call_replies \
+                and "no answer after" not in str(returned.get("text")):  # not a limit, its own or one short
+            # It ran calls before but none of the last reply's: it went round a fixed number of times and
+            # returned the next tool_use reply as it came.
+            return "did_not_go_round"
         return "stopped_early" if final.branch == "limit" else None
     if returned["type"] != "str":
         return "not_a_string"
-    if len(actual) > len(expected) and _subsequence(expected, actual):
+    result_line = next((i for i, x in enumerate(expected) if x.startswith("result: ")), len(expected))
+    # The extra lines must be ones the loop printed, not an answer holding a newline (a result line in two).
+    if len(actual) > len(expected) and _subsequence(expected, actual) \
+            and len(output_lines(seen.printed)) > result_line:
         return "extra_print"
     if sent != len(state.records) or last != (final.reply or {}).get("stop_reason"):
         return None  # it ended somewhere else than the reference: no mistake of the ending fits
@@ -443,11 +509,11 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
         if final.branch == "limit":
             return "wrong_limit_message"
         if final.branch == "stopped":
-            return "wrong_stop_message"
+            # Its own words for the stop, not the reply's text taken for an answer (a branch on the content).
+            return "wrong_stop_message" if last in text or text.lower().startswith("stop") else None
         if final.branch == "answer":
             return "thinking_in_answer" if _answer_with_thinking(text, state.result, final.reply) else "answer_text"
         return None
-    result_line = next((i for i, x in enumerate(expected) if x.startswith("result: ")), len(expected))
     ran_the_same = len(seen.tool_calls) == _results_sent(state.messages)  # else the calls differ, not the lines
     # `<`, not `<=`: at the result line itself, with the right answer, the loop printed a line more than the
     # reference, which extra_print names above unless its requests differ as well (a second bug).

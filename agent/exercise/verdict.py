@@ -21,6 +21,7 @@ from agent.exercise.mistakes import (
     exception_mistake,
     history_mistake,
     offending_index,
+    output_lines,
     output_mistake,
     own_turn_limit,
 )
@@ -102,12 +103,6 @@ class ScriptCheck:
         return MISTAKES.get(self.mistake or "", "")
 
 
-def _lines(text: str) -> list[str]:
-    # A tool result may hold newlines; compare line by line as a person reads the output.
-    lines = text.split("\n")
-    return lines[:-1] if lines and lines[-1] == "" else lines
-
-
 def _first_difference(expected: list[str], actual: list[str]) -> int | None:
     for i, (want, got) in enumerate(zip(expected, actual, strict=False)):
         if want != got:
@@ -123,7 +118,7 @@ def _harness_output(seen: Observation) -> list[str]:
     elif seen.error and seen.rejected:
         text += f"result: bad request: {seen.rejected['reason']}\n"
     sizes = ", ".join("?" if size is None else str(size) for size in seen.sizes)
-    return _lines(text + f"messages sent each turn: {sizes}")
+    return output_lines(text + f"messages sent each turn: {sizes}")
 
 
 def _reference_messages(state: RunState, request: int) -> list[dict[str, Any]] | None:
@@ -140,13 +135,34 @@ def _unsafe_call(seen: Observation) -> str | None:
     return None
 
 
+def _gave_up_at(seen: Observation, max_turns: int) -> str | None:
+    """What a loop that gave up before the limit shows: one turn short is the off-by-one of stopped_early; a
+    limit message naming the turn it stopped at is a limit of its own; anything else, no single mistake."""
+    sent = len(seen.requests)
+    if sent == max_turns - 1:
+        return "stopped_early"
+    said = (seen.returned or {}).get("text")
+    return "own_turn_limit" if said == f"stopped: no answer after {sent} turns" else None
+
+
+def _threw_away_a_call(seen: Observation) -> bool:
+    """Whether the loop sent a request the same as the one before, after a tool_use reply whose calls it never
+    ran: it threw that reply away, so the failure's surface (the answer, the turns) says nothing of why."""
+    for number in range(2, len(seen.requests) + 1):
+        if seen.requests[number - 1] == seen.requests[number - 2] \
+                and seen.stop_reasons[number - 2:number - 1] == ["tool_use"] \
+                and number - 1 not in seen.tool_call_replies:
+            return True
+    return False
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
 def judge(script: Script, state: RunState, seen: Observation, limits: Limits, source: str) -> ScriptCheck:
     """One script's verdict, from the reference run and what the judge saw."""
-    expected = _lines("\n".join(console_lines(state)))
+    expected = output_lines("\n".join(console_lines(state)))
     check = ScriptCheck(script.name, script.title, "pass", "passed", expected, [])
     if seen.ended:
         check.verdict, check.summary = seen.ended, seen.message
@@ -196,7 +212,7 @@ def judge(script: Script, state: RunState, seen: Observation, limits: Limits, so
 
 def _outranking_evidence(check: ScriptCheck, script: Script, seen: Observation, source: str) -> None:
     """Evidence that outranks whatever the failure looked like on the surface."""
-    history = history_mistake(seen, script.task)
+    history = history_mistake(seen, script.task, script.replies)
     if history and history[0] == "kept_state" and check.passed:  # the FakeModel replays its script whatever the task
         check.verdict, check.summary = "output", (f"request {history[2]} carried the task of a script run before "
                                                   "this one")
@@ -208,6 +224,10 @@ def _outranking_evidence(check: ScriptCheck, script: Script, seen: Observation, 
         check.mistake = "no_turn_limit"
     if check.mistake in ("no_turn_limit", "stopped_early") and own_turn_limit(source):
         check.mistake = "own_turn_limit"  # the limit it kept was its own number, not max_turns
+    elif check.mistake == "stopped_early":
+        check.mistake = _gave_up_at(seen, script.max_turns)
+    if not history and _threw_away_a_call(seen):
+        check.mistake = None  # it asked again as if a reply had never come: model.create called twice, say
     reason = _unsafe_call(seen)
     if reason is not None:
         check.mistake = "ran_stopped_call"

@@ -1,0 +1,24 @@
+# mistake: did_not_go_round
+# Branches on the content, not stop_reason: any reply with text is taken as the answer, even one that also
+# calls a tool, so the loop returns straight after a tool_use reply.
+import json
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    for turn in range(1, max_turns + 1):
+        reply = model.create(messages)
+        messages.append({"role": "assistant", "content": reply["content"]})
+        texts = [b["text"] for b in reply["content"] if b["type"] == "text"]
+        if texts or reply["stop_reason"] == "end_turn":
+            return "".join(texts)
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for b in reply["content"]:
+            if b["type"] == "tool_use":
+                r = run_tool(b)
+                print(f"turn {turn}: {b['name']} {json.dumps(b['input'], sort_keys=True)} -> {r['content']}")
+                results.append(r)
+        messages.append({"role": "user", "content": results})
+    return f"stopped: no answer after {max_turns} turns"

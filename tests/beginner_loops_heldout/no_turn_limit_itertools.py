@@ -1,0 +1,22 @@
+# mistake: no_turn_limit
+# Counts turns with itertools.count and never checks max_turns.
+import itertools
+import json
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    for turn in itertools.count(1):
+        reply = model.create(messages)
+        messages.append({"role": "assistant", "content": reply["content"]})
+        if reply["stop_reason"] == "end_turn":
+            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for b in reply["content"]:
+            if b["type"] == "tool_use":
+                r = run_tool(b)
+                print(f"turn {turn}: {b['name']} {json.dumps(b['input'], sort_keys=True)} -> {r['content']}")
+                results.append(r)
+        messages.append({"role": "user", "content": results})

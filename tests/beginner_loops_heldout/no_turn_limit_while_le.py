@@ -1,0 +1,25 @@
+# mistake: no_turn_limit
+# Counts from 0 and loops while turn <= max_turns: one request more than the limit.
+# (Written after reading the naming code, as a probe of its rules.)
+import json
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    turn = 0
+    while turn <= max_turns:
+        turn += 1
+        reply = model.create(messages)
+        messages.append({"role": "assistant", "content": reply["content"]})
+        if reply["stop_reason"] == "end_turn":
+            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for b in reply["content"]:
+            if b["type"] == "tool_use":
+                r = run_tool(b)
+                print(f"turn {turn}: {b['name']} {json.dumps(b['input'], sort_keys=True)} -> {r['content']}")
+                results.append(r)
+        messages.append({"role": "user", "content": results})
+    return f"stopped: no answer after {max_turns} turns"

@@ -1,0 +1,27 @@
+# mistake: openai_system_message
+# LangChain habit: a system prompt as the first message of the history.
+import json
+
+SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when you need them."
+
+
+def run_agent(task, model, max_turns):
+    history = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": task},
+    ]
+    for turn in range(1, max_turns + 1):
+        reply = model.create(history)
+        history.append({"role": "assistant", "content": reply["content"]})
+        if reply["stop_reason"] == "end_turn":
+            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for b in reply["content"]:
+            if b["type"] == "tool_use":
+                r = run_tool(b)
+                print(f"turn {turn}: {b['name']} {json.dumps(b['input'], sort_keys=True)} -> {r['content']}")
+                results.append(r)
+        history.append({"role": "user", "content": results})
+    return f"stopped: no answer after {max_turns} turns"

@@ -1,0 +1,26 @@
+# mistake: reply_as_text
+# OpenAI habit: the assistant message's content is the reply's text as a string, so the tool calls are lost.
+import json
+
+
+def text_of(reply):
+    return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    for turn in range(1, max_turns + 1):
+        reply = model.create(messages)
+        messages.append({"role": "assistant", "content": text_of(reply) or "(calling tools)"})
+        if reply["stop_reason"] == "end_turn":
+            return text_of(reply)
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for b in reply["content"]:
+            if b["type"] == "tool_use":
+                r = run_tool(b)
+                print(f"turn {turn}: {b['name']} {json.dumps(b['input'], sort_keys=True)} -> {r['content']}")
+                results.append(r)
+        messages.append({"role": "user", "content": results})
+    return f"stopped: no answer after {max_turns} turns"

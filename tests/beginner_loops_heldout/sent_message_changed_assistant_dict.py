@@ -1,0 +1,25 @@
+# mistake: sent_message_changed
+# One assistant dict reused every turn: each append adds the same object, so every earlier assistant
+# message changes to the latest reply.
+import json
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    assistant = {"role": "assistant", "content": []}
+    for turn in range(1, max_turns + 1):
+        reply = model.create(messages)
+        assistant["content"] = reply["content"]
+        messages.append(assistant)
+        if reply["stop_reason"] == "end_turn":
+            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for b in reply["content"]:
+            if b["type"] == "tool_use":
+                r = run_tool(b)
+                print(f"turn {turn}: {b['name']} {json.dumps(b['input'], sort_keys=True)} -> {r['content']}")
+                results.append(r)
+        messages.append({"role": "user", "content": results})
+    return f"stopped: no answer after {max_turns} turns"
