@@ -111,11 +111,19 @@ class LearnerOnThePage(RuleBasedStateMachine):
     def press_step(self) -> None:
         self.keep_branch()
         self.act("Step", self.button("Step").click())
+        self.after_a_step()
 
     @rule()
     def press_run_to_end(self) -> None:
         self.keep_branch()
         self.act("Run to end", self.button("Run to end").click())
+        self.after_a_step()
+
+    def after_a_step(self) -> None:
+        """A Step on a finished run with new settings starts a new run, and says so: nothing is on screen by then
+        that the learner acted on but the new run."""
+        if any("this Step started a new run" in info for info in (texts([i]) for i in self.at.info)):
+            self.on_screen = None
 
     @rule()
     def press_reset(self) -> None:
@@ -156,7 +164,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
     @precondition(lambda self: self.tree() is not None and len(self.tree().branches) > 1)
     @rule(data=st.data())
     def switch_branch(self, data) -> None:
-        self.open_panel("Fork and edit")
+        self.open_panel("Fork and edit")  # drawn afresh: a picker's captions are those of the branches as they are
         picker = self.at.selectbox(key="branch_pick")
         name = data.draw(st.sampled_from(list(picker.options)), label="branch")
         names = list(self.tree().branches)
@@ -287,9 +295,10 @@ class LearnerOnThePage(RuleBasedStateMachine):
             said_sent = int(re.search(r"\*\*Turn \d+ sent\*\* (\d+) message", heading).group(1))
             assert said_sent == numbers[-1], (self.said(), heading, numbers[-1])
             whole = re.search(r"the whole array: (\d+)", heading)
-            assert (whole is not None) == (wholes is not None), (self.said(), heading, lines[-1])
+            threaded = counted[-1].thread is not None  # a turn by hand, say, goes without the thread
+            assert (whole is not None) == threaded, (self.said(), heading, lines[-1])
             if whole is not None:
-                assert int(whole.group(1)) == wholes[-1], (self.said(), heading, lines[-1])
+                assert int(whole.group(1)) == counted[-1].sent == wholes[-1], (self.said(), heading, lines[-1])
 
     @invariant()
     def tool_use_ids_are_unique_in_the_branch(self) -> None:
@@ -312,15 +321,19 @@ class LearnerOnThePage(RuleBasedStateMachine):
             return  # a run with no reply to record: nothing to replay
         if not script.expected_output:
             return  # an edited tool result or a broken tool: the export says it cannot replay those
+        # Replayed with the whole array each turn: threads change what each request carries, not the conversation.
         replayed = RunState(script.task, system=script.system, tool_names=script.tools, max_turns=script.max_turns,
-                            max_tokens=state.max_tokens, threads=state.threads)
+                            max_tokens=state.max_tokens)
         model = FakeModel(script)
         for _ in state.records:
             step(replayed, model)
         # The marks (injected, edited, by hand) are the page's, not the run's output; a turn that printed nothing of
         # its own shows a bare "turn N:" line to hold its mark.
         on_screen = [line for line in (NOTE.sub("", line) for line in console(self.at)) if not BARE.match(line)]
-        assert console_lines(replayed, returned=False, readable=True) == on_screen, (self.said(), on_screen)
+        again = "\n".join(console_lines(replayed, returned=False, readable=True)).splitlines()  # as the page shows it
+        assert again[:-1] == on_screen[:-1], (self.said(), on_screen)  # every call, result and ending alike
+        assert [r.sent for r in replayed.records if r.counted] == [r.sent for r in state.records if r.counted], \
+            (self.said(), on_screen)  # and the conversation as long at every turn
 
     def teardown(self) -> None:
         self.at = None

@@ -210,3 +210,32 @@ def test_the_page_imports_the_sdk_in_the_background_before_a_step_needs_it(tmp_p
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines() == ["imported", "529 overloaded_error: Overloaded"]
+
+
+@pytest.mark.parametrize("how", ["fault", "hand"])
+def test_an_empty_task_asks_for_a_task_on_every_path_that_would_send_it(monkeypatch, how):
+    """Found by the learner state machine: a fault injected (or a reply by hand) on an empty task sent the request
+    the Step button already held back, and the run ended in a red bad request."""
+    at = open_sandbox(monkeypatch)
+    run(at.text_area(key="task").input("   "))
+    at.session_state["change_the_past"] = True
+    at.session_state["past_tab"] = "Inject a fault" if how == "fault" else "Be the model"
+    run(at)
+    if how == "fault":
+        run(at.selectbox(key="fault_kind").set_value("overloaded"))
+        click(at, "Step with this fault")
+    else:
+        run(at.text_area(key="hand_text").input("Done."))
+        click(at, "Send this reply")
+    assert at.session_state["run"].records == [] and not at.error
+    assert "The task is empty: type what the agent should do in the Task box" in texts(at.warning)
+
+
+def test_a_step_that_starts_a_new_run_after_the_end_says_so(monkeypatch):
+    at = open_sandbox(monkeypatch)
+    click(at, "Run to end")
+    run(at.text_area(key="task").input("What is 4 + 4?"))
+    click(at, "Step")
+    assert at.session_state["run"].task == "What is 4 + 4?" and at.session_state["run"].turn == 1
+    assert "The run had finished, so this Step started a new run with the settings as they are now." \
+        in texts(at.info)

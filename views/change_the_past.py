@@ -218,8 +218,8 @@ def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> No
                             format_func=lambda name: name or "every tool the reply calls")
     if st.button("Step with this fault", icon=":material/bolt:", key="fault_step"):
         if ss.run.done:
-            ss.flash = ("info", f"The loop has finished ({ss.run.result}): fork at an earlier turn to try a fault "
-                                "there.")
+            ss.flash = ("info", f"The loop has finished ({as_text(ss.run.result)}): fork at an earlier turn to try a "
+                                "fault there.")
             return
         model = model_for()
         if model is None:
@@ -250,8 +250,11 @@ def hand_section(current: RunTree) -> None:
                                     placeholder=input_example(TOOLS[name].input_schema))
         calls.append((name, typed))
     if st.button("Send this reply", type="primary", icon=":material/send:", key="hand_send"):
+        if (empty := view.empty_task_note(run)) is not None:
+            ss.flash = ("warning", empty)
+            return
         if run.done:
-            ss.flash = ("info", f"The loop has finished ({run.result}). Reset or fork to write another reply.")
+            ss.flash = ("info", f"The loop has finished ({as_text(run.result)}). Reset or fork to write another reply.")
             return
         hand = ss.setdefault("hand_model", HandModel())
         try:

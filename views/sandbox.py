@@ -143,7 +143,13 @@ def upload_key() -> str:
 
 
 def model_for_this_run(live: Any, send_anyway: bool = False) -> Model | None:
-    """The run's FakeModel or ToyModel, or a real model streaming into `live`; None (with a message) if it cannot be."""
+    """The run's FakeModel or ToyModel, or a real model streaming into `live`; None (with a message) if it cannot be.
+
+    Every path that asks a model (a Step, a fault injected) comes here first, so a run with no task yet asks for
+    one instead of sending a request the API refuses."""
+    if (empty := view.empty_task_note(ss.run)) is not None:
+        ss.flash = ("warning", empty)
+        return None
     if view.sdk_importing():  # only in the first second or so after the server started
         with st.spinner("Loading the anthropic SDK (once, as the server starts)…"):
             view.wait_for_sdk()
@@ -179,9 +185,12 @@ def model_for_this_run(live: Any, send_anyway: bool = False) -> Model | None:
 
 def take_step(live: Any, to_the_end: bool = False, send_anyway: bool = False) -> None:
     if ss.run.done and settings_changed():
+        forked = len(ss.tree.branches) > 1 if ss.get("tree") is not None and ss.tree.branch.state is ss.run else False
         start_run()  # a finished run has nothing to carry on: a new task (or new settings) is a new run
-    if not ss.run.records and not str(ss.run.messages[0]["content"]).strip():
-        ss.flash = ("warning", "The task is empty: type what the agent should do in the Task box, then Step.")
+        ss.flash = ("info", "The run had finished, so this Step started a new run with the settings as they are now"
+                            + (" (the old run's branches went with it)." if forked else "."))
+    if (empty := view.empty_task_note(ss.run)) is not None:
+        ss.flash = ("warning", empty)
         return  # an empty first message is a request the API refuses: ask for the task instead
     if ss.run.done:
         ss.flash = ("info", f"The loop has finished ({as_text(ss.run.result, api_key()[0])}). There is nothing left "

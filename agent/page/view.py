@@ -366,3 +366,11 @@ def wait_for_sdk(timeout: float | None = None) -> None:
     threads import it at once."""
     if _sdk_import is not None:
         _sdk_import.join(timeout)
+
+
+def empty_task_note(state: RunState) -> str | None:
+    """Words asking for a task, when the run has not started and its task is blank (a request the API refuses:
+    every message needs content); None otherwise."""
+    if state.records or str(state.messages[0].get("content", "")).strip():
+        return None
+    return "The task is empty: type what the agent should do in the Task box, then Step."
