@@ -37,7 +37,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -50,7 +49,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tests"), str(HERE)]
 
-from browser_support import ROOT, SandboxServer, free_port  # noqa: E402
+from browser_support import ROOT, SandboxServer, consecutive_free_ports, free_port  # noqa: E402
 from page_step import RUNAWAY_TITLE, TRIVIAL_PAGE_AS_SHIPPED, write_trivial_app  # noqa: E402
 from streamlit_session import SessionGone, StreamlitSession  # noqa: E402
 
@@ -133,25 +132,6 @@ class ProxySet:
         except subprocess.TimeoutExpired:
             os.killpg(self.script.pid, signal.SIGKILL)
             self.script.wait()
-
-
-def consecutive_free_ports(count: int) -> int:
-    """The first of `count` ports in a row that are free on 127.0.0.1 now."""
-    for _ in range(50):
-        first = free_port()
-        held = []
-        try:
-            for port in range(first, first + count):
-                sock = socket.socket()
-                held.append(sock)
-                sock.bind(("127.0.0.1", port))
-            return first
-        except OSError:
-            continue
-        finally:
-            for sock in held:
-                sock.close()
-    raise RuntimeError(f"no {count} free ports in a row")
 
 
 def sessions_held(pids: list[int], probe_dir: Path) -> int:

@@ -32,6 +32,25 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def consecutive_free_ports(count: int) -> int:
+    """The first of `count` ports in a row that are free on 127.0.0.1 now."""
+    for _ in range(50):
+        first = free_port()
+        held = []
+        try:
+            for port in range(first, first + count):
+                sock = socket.socket()
+                held.append(sock)
+                sock.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+        finally:
+            for sock in held:
+                sock.close()
+    raise RuntimeError(f"no {count} free ports in a row")
+
+
 class SandboxServer:
     """`streamlit run sandbox_app.py` on a free port of 127.0.0.1, stopped by `stop()` (or `with`)."""
 
