@@ -12,8 +12,11 @@ memory is its own.
 
 Printed a level: Steps timed, Steps served a second, p50 / p95 / max Step, the
 share at or over 40 ms (the delayed-acknowledgement stall), sessions dropped,
-wrong answers, the servers' CPU (share of one core, all processes), their RSS
-at the end of the window and per session over the idle server's, then the RSS
+wrong answers, the servers' CPU and the simulated clients' (shares of one core; when the clients'
+nears the cores left over, the figures measure the clients), how long a second
+Streamlit's event loop waited for a core ("no core": other processes had both;
+on a busy machine that, not Streamlit, is the tail), the servers' RSS at
+the end of the window and per session over the idle server's, then the RSS
 and the sessions the processes still hold once every learner has gone and the
 disconnected-session time (`--ttl`, short here) has passed. Streamlit removes
 expired sessions only when another session disconnects, so one visitor comes
@@ -25,13 +28,15 @@ loopback). Exercise checks (the issue's "share pressing Check") are not
 simulated here.
 
     python bench/class_load.py [--levels 1,10,30,60,100,300] [--targets one,proxy] [--k 2]
-                               [--seconds 20] [--ttl 3] [--seed 17]
+                               [--seconds 20] [--ttl 3] [--seed 17] [--workers 4] [--as-shipped]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
+import multiprocessing
 import os
 import random
 import re
@@ -41,6 +46,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -73,6 +79,11 @@ def process_rss_mb(pid: int) -> float:
 def process_cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def runqueue_wait_seconds(pid: int) -> float:
+    """How long the process's main thread (Streamlit's event loop) has waited for a free core, in all."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
 
 
 def wait_healthy(url: str, timeout: float = 60, process: subprocess.Popen | None = None) -> None:
@@ -158,6 +169,7 @@ class Tally:
     dropped: int = 0
     wrong: list[str] = field(default_factory=list)
     join_ms: list[float] = field(default_factory=list)
+    client_cpu_seconds: float = 0.0
 
 
 async def sandbox_learner(url: str, rng: random.Random, joined: asyncio.Semaphore, start: asyncio.Event,
@@ -217,7 +229,8 @@ def shown_turn(texts: list[str]) -> tuple[int, int]:
     return -1, 0
 
 
-async def run_level(url: str, page: str, learners: int, seconds: float, seed: int) -> Tally:
+async def learners_of_one_worker(url: str, page: str, indices: list[int], seconds: float, seed: int,
+                                 everyone_in: threading.Barrier) -> Tally:
     tally = Tally()
     joined, start = asyncio.Semaphore(JOINING_AT_ONCE), asyncio.Event()
     window = [float("inf"), float("inf")]
@@ -230,13 +243,44 @@ async def run_level(url: str, page: str, learners: int, seconds: float, seed: in
             tally.dropped += 1
             tally.wrong.append(f"learner {index} dropped: {exc}")
 
-    tasks = [asyncio.create_task(one(i)) for i in range(learners)]
-    while len(tally.join_ms) + tally.dropped < learners:  # everyone in before anyone presses
+    tasks = [asyncio.create_task(one(i)) for i in indices]
+    while len(tally.join_ms) + tally.dropped < len(indices):
         await asyncio.sleep(0.05)
+    await asyncio.to_thread(everyone_in.wait)  # every worker's learners are in before anyone presses
     window[:] = [time.monotonic() + 1.0, time.monotonic() + 1.0 + seconds]  # a second for the first presses
     start.set()
     await asyncio.gather(*tasks)
     return tally
+
+
+def one_worker(url: str, page: str, indices: list[int], seconds: float, seed: int, everyone_in, results) -> None:
+    cpu = time.process_time()
+    tally = asyncio.run(learners_of_one_worker(url, page, indices, seconds, seed, everyone_in))
+    tally.client_cpu_seconds = time.process_time() - cpu
+    results.put(tally)
+
+
+def run_level(url: str, page: str, learners: int, seconds: float, seed: int, workers: int) -> Tally:
+    """The learners, spread over `workers` processes so that the clients are not the bottleneck."""
+    shares = [share for w in range(workers) if (share := list(range(w, learners, workers)))]
+    context = multiprocessing.get_context("fork")
+    everyone_in, results = context.Barrier(len(shares)), context.Queue()
+    processes = [context.Process(target=one_worker, args=(url, page, share, seconds, seed, everyone_in, results))
+                 for share in shares]
+    for process in processes:
+        process.start()
+    tallies = [results.get(timeout=600) for _ in processes]
+    for process in processes:
+        process.join()
+    whole = Tally()
+    for tally in tallies:
+        whole.step_ms += tally.step_ms
+        whole.join_ms += tally.join_ms
+        whole.wrong += tally.wrong
+        whole.resets += tally.resets
+        whole.dropped += tally.dropped
+        whole.client_cpu_seconds += tally.client_cpu_seconds
+    return whole
 
 
 async def visit_and_leave(url: str) -> None:
@@ -258,10 +302,12 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
                 asyncio.run(visit_and_leave(backend))
             rss_idle = sum(process_rss_mb(pid) for pid in target.pids)
             cpu_before = sum(process_cpu_seconds(pid) for pid in target.pids)
+            waited_before = sum(runqueue_wait_seconds(pid) for pid in target.pids)
             started = time.monotonic()
-            tally = asyncio.run(run_level(target.url, page, learners, args.seconds, args.seed))
+            tally = run_level(target.url, page, learners, args.seconds, args.seed, args.workers)
             elapsed = time.monotonic() - started
             cpu = (sum(process_cpu_seconds(pid) for pid in target.pids) - cpu_before) / elapsed
+            waited = (sum(runqueue_wait_seconds(pid) for pid in target.pids) - waited_before) / elapsed
             rss_busy = sum(process_rss_mb(pid) for pid in target.pids)
             time.sleep(args.ttl + 1.5)  # every learner has gone; their sessions' time runs out
             for backend in target.backends:
@@ -276,27 +322,35 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
         "target": target_kind, "page": page, "n": learners, "steps": len(times),
         "per_s": len(times) / args.seconds,
         "p50": statistics.median(times) if times else float("nan"),
-        "p95": times[int(0.95 * (len(times) - 1))] if times else float("nan"),
+        "p95": nearest_rank(times, 0.95),
         "max": times[-1] if times else float("nan"),
         "stalled": sum(t >= STALL_MS for t in times) / len(times) if times else float("nan"),
         "resets": tally.resets, "dropped": tally.dropped, "wrong": tally.wrong,
-        "join_p95": sorted(tally.join_ms)[int(0.95 * (len(tally.join_ms) - 1))] if tally.join_ms else float("nan"),
-        "cpu": cpu, "rss": rss_busy, "per_session": (rss_busy - rss_idle) / learners, "rss_after": rss_after,
+        "join_p95": nearest_rank(sorted(tally.join_ms), 0.95),
+        "cpu": cpu, "client_cpu": tally.client_cpu_seconds / elapsed, "waited": waited,
+        "rss": rss_busy, "per_session": (rss_busy - rss_idle) / learners, "rss_after": rss_after,
         "held": held, "processes": len(target.pids),
     }
+
+
+def nearest_rank(ordered: list[float], share: float) -> float:
+    """The value `share` of the ordered values are at or below (nearest rank)."""
+    return ordered[max(math.ceil(share * len(ordered)) - 1, 0)] if ordered else float("nan")
 
 
 def print_row(row: dict) -> None:
     print(f"{row['target']:>5} {row['page']:>7} {row['n']:>4} | {row['steps']:>5} {row['per_s']:>6.1f}/s | "
           f"{row['p50']:>5.0f} {row['p95']:>5.0f} {row['max']:>5.0f} ms | {row['stalled']:>4.0%} | "
-          f"{row['dropped']:>3} {len(row['wrong']) - row['dropped']:>3} | {row['cpu']:>5.0%} | "
+          f"{row['dropped']:>4} {len(row['wrong']) - row['dropped']:>3} | "
+          f"{row['cpu']:>11.0%} {row['client_cpu']:>6.0%} {row['waited'] * 1000:>7.0f} ms/s | "
           f"{row['rss']:>6.0f} MB {row['per_session']:>6.2f} MB | {row['rss_after']:>6.0f} MB {row['held']:>4} | "
           f"join p95 {row['join_p95']:>5.0f} ms", flush=True)
     for problem in row["wrong"][:3]:
         print(f"      ! {problem}")
 
 
-HEADER = ("where   page    N  | Steps  served  |  p50   p95   max    | >=40 | drop bad |  CPU  |"
+HEADER = ("where   page    N  | Steps  served  |  p50   p95   max    | >=40 | drop bad | CPU: server client "
+          "no core |"
           "  RSS     a session | after time-out held |")
 
 
@@ -308,6 +362,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20, help="the measured window of a level")
     parser.add_argument("--ttl", type=int, default=3, help="server.disconnectedSessionTTL for the bench (s)")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--workers", type=int, default=4, help="processes the learners are spread over")
     parser.add_argument("--as-shipped", action="store_true",
                         help="also the trivial page as Streamlit ships it (no TCP_NODELAY): the stall views/serving.py "
                              "removes")
