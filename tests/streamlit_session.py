@@ -138,6 +138,8 @@ class StreamlitSession:
             texts.append(element.progress.text)
         elif kind == "markdown":
             texts.append(element.markdown.body)
+        elif kind == "alert":
+            texts.append(element.alert.body)
         proto = getattr(element, kind) if kind else None
         label, widget_id = getattr(proto, "label", None), getattr(proto, "id", None)
         if label and widget_id:

@@ -24,6 +24,8 @@ import pytest
 from browser_support import ROOT, consecutive_free_ports, free_port
 from streamlit_session import SessionGone, StreamlitSession
 
+from views.serving import SESSION_LOST
+
 DEPLOY = ROOT / "deploy"
 COOKIE = "LOOPSANDBOX_SERVER"
 RUNAWAY = "A runaway model that never stops"
@@ -124,6 +126,7 @@ def test_sessions_spread_over_both_processes_and_each_comes_back_to_its_own(clas
             await session.close()
             back = await StreamlitSession.open(class_set.url, existing_session=session.session_id,
                                                headers={"Cookie": f"{COOKIE}={cookie}"})
+            assert SESSION_LOST not in session.last_texts + back.last_texts  # a new tab, a resumed session: no notice
             results.append((cookie, back.session_id == session.session_id, turn_shown(back.last_texts)))
             await back.close()
         return results
@@ -157,6 +160,7 @@ def test_a_process_that_dies_gives_its_learners_a_fresh_session_at_once_not_a_ha
     assert noticed < 30  # pytest.raises above already failed a hang; this says how long it took
     assert after != before
     assert turn_shown(texts) == "turn 0 of 40", texts  # the reference script, from the start
+    assert SESSION_LOST in texts  # and the page says why
 
 
 # ---------------------------------------------------------------- the files that cannot run here

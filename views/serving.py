@@ -35,6 +35,10 @@ import stat
 DISCONNECTED_SESSIONS_KEPT = 2_000  # a few classes' worth; a session in the store is about 0.2 MB
 SESSION_STORE_PATH = ("_session_mgr", "_session_storage", "_cache", "_maxsize")  # Streamlit 1.67's insides
 
+SESSION_LOST = ("The connection to the server broke, and the server this page came back to no longer had your "
+                "session (its process was restarted or stopped, or you were away longer than it keeps one): this "
+                "is a fresh start, and the run you had is gone.")
+
 _done_in_this_process = False
 _log = logging.getLogger(__name__)
 
@@ -76,6 +80,19 @@ def keep_disconnected_sessions(count: int) -> bool:
         return False
     setattr(holder, SESSION_STORE_PATH[-1], max(getattr(holder, SESSION_STORE_PATH[-1]), count))
     return True
+
+
+def came_back_without_its_session() -> bool:
+    """True when this tab reconnected asking for an earlier session that this process does not have.
+
+    Streamlit's browser client reconnects with the old session's id as the third entry of the websocket's
+    subprotocol header; a process that has that session resumes it (the page's state is still there), one
+    that has not starts a new, empty session without a word. The page says so instead.
+    """
+    import streamlit as st
+
+    entries = [entry.strip() for entry in (st.context.headers.get("Sec-WebSocket-Protocol") or "").split(",")]
+    return len(entries) >= 3 and bool(entries[2])
 
 
 def _tcp_sockets():
