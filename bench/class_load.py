@@ -42,6 +42,7 @@ import random
 import re
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -56,8 +57,8 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tests"), str(HERE)]
 
 from browser_support import ROOT, SandboxServer, consecutive_free_ports, free_port  # noqa: E402
-from page_step import RUNAWAY_TITLE, TRIVIAL_PAGE_AS_SHIPPED, write_trivial_app  # noqa: E402
-from streamlit_session import SessionGone, StreamlitSession  # noqa: E402
+from page_step import RUNAWAY_TITLE, write_trivial_app  # noqa: E402
+from streamlit_session import SessionGone, StreamlitSession, server_tcp_sockets  # noqa: E402
 
 PROBE = [str(HERE / "probed_streamlit.py")]
 JOINING_AT_ONCE = 10  # learners opening the page at the same moment while a level fills
@@ -143,6 +144,14 @@ class ProxySet:
         except subprocess.TimeoutExpired:
             os.killpg(self.script.pid, signal.SIGKILL)
             self.script.wait()
+
+
+def as_streamlit_ships_it(pid: int) -> None:
+    """Take back what views/serving.py did to the server's listening socket: Nagle's algorithm on again."""
+    for sock in server_tcp_sockets(pid):
+        if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)
+        sock.close()
 
 
 def sessions_held(pids: list[int], probe_dir: Path) -> int:
@@ -234,7 +243,7 @@ async def learners_of_one_worker(url: str, page: str, indices: list[int], second
     tally = Tally()
     joined, start = asyncio.Semaphore(JOINING_AT_ONCE), asyncio.Event()
     window = [float("inf"), float("inf")]
-    learner = sandbox_learner if page == "sandbox" else trivial_learner  # "shipped" is the trivial page too
+    learner = trivial_learner if page == "trivial" else sandbox_learner  # "shipped" is the sandbox too
 
     async def one(index: int) -> None:
         try:
@@ -300,6 +309,9 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
         try:
             for backend in target.backends:  # the page's imports and caches, once a process, not counted
                 asyncio.run(visit_and_leave(backend))
+            if page == "shipped":
+                for pid in target.pids:
+                    as_streamlit_ships_it(pid)
             rss_idle = sum(process_rss_mb(pid) for pid in target.pids)
             cpu_before = sum(process_cpu_seconds(pid) for pid in target.pids)
             waited_before = sum(runqueue_wait_seconds(pid) for pid in target.pids)
@@ -333,6 +345,29 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
     }
 
 
+async def steps_back_to_back(url: str, count: int = 12) -> list[float]:
+    session = await StreamlitSession.open(url)
+    await session.rerun(session.pick("Script", RUNAWAY_TITLE))
+    seconds = [(await session.rerun(*session.press("Step"))).seconds for _ in range(count)]
+    await session.close()
+    return seconds
+
+
+def print_back_to_back(app: Path) -> None:
+    """One learner pressing Step as fast as the answers come: the delayed-acknowledgement stall's own ground.
+
+    With a pause of half a second or more between presses Linux acknowledges at once and the stall hides;
+    pressed in quick succession, each Step of Streamlit as shipped waits for the acknowledgement.
+    """
+    with SandboxServer(app) as server:
+        asyncio.run(visit_and_leave(server.url))
+        served = statistics.median(asyncio.run(steps_back_to_back(server.url))) * 1000
+        as_streamlit_ships_it(server.process.pid)
+        shipped = statistics.median(asyncio.run(steps_back_to_back(server.url))) * 1000
+    print(f"12 Steps back to back, median: {served:.0f} ms with views/serving.py, {shipped:.0f} ms with the "
+          f"socket as Streamlit ships it ({shipped / served:.1f}x)")
+
+
 def nearest_rank(ordered: list[float], share: float) -> float:
     """The value `share` of the ordered values are at or below (nearest rank)."""
     return ordered[max(math.ceil(share * len(ordered)) - 1, 0)] if ordered else float("nan")
@@ -364,8 +399,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--workers", type=int, default=4, help="processes the learners are spread over")
     parser.add_argument("--as-shipped", action="store_true",
-                        help="also the trivial page as Streamlit ships it (no TCP_NODELAY): the stall views/serving.py "
-                             "removes")
+                        help="also the sandbox with its listening socket as Streamlit ships it (no TCP_NODELAY), "
+                             "at each level and for Steps back to back: the stall views/serving.py removes")
     parser.add_argument("--app", type=Path, default=ROOT / "sandbox_app.py", help="the page to load")
     args = parser.parse_args()
     levels = [int(n) for n in args.levels.split(",")]
@@ -374,11 +409,12 @@ def main() -> int:
         parser.error("the proxy target needs HAProxy: apt-get install haproxy (or --targets one)")
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; window {args.seconds:.0f} s a level; "
           f"disconnected-session time {args.ttl} s; seed {args.seed}")
+    if args.as_shipped:
+        print_back_to_back(args.app)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         trivial_app = write_trivial_app(Path(folder) / "trivial")
-        shipped_app = write_trivial_app(Path(folder) / "shipped", TRIVIAL_PAGE_AS_SHIPPED)
-        pages = [("trivial", trivial_app), ("sandbox", args.app)] + ([("shipped", shipped_app)] if args.as_shipped
+        pages = [("trivial", trivial_app), ("sandbox", args.app)] + ([("shipped", args.app)] if args.as_shipped
                                                                      else [])
         for target in targets:
             print(f"\n{'one process' if target == 'one' else f'HAProxy and K = {args.k} processes'}")

@@ -27,19 +27,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from browser_support import ROOT, SandboxServer, launch_chromium, open_page, wait_for_idle  # noqa: E402
 
 RUNAWAY_TITLE = "A runaway model that never stops"
-TRIVIAL_PAGE_AS_SHIPPED = """import streamlit as st
-
-if st.button("Click"):
-    st.session_state.count = st.session_state.get("count", 0) + 1
-st.write(f"count {st.session_state.get('count', 0)}")
-"""
 # The floor is served as the sandbox is (views/serving.py: no delayed-acknowledgement stall), so a ratio to it
 # is the page's own work.
 TRIVIAL_PAGE = f"""import sys
 sys.path.insert(0, {str(ROOT)!r})
+import streamlit as st
 from views.serving import hold_a_class
+
 hold_a_class()
-""" + TRIVIAL_PAGE_AS_SHIPPED
+if st.button("Click"):
+    st.session_state.count = st.session_state.get("count", 0) + 1
+st.write(f"count {{st.session_state.get('count', 0)}}")
+"""
 
 
 def write_trivial_app(folder: Path, page: str = TRIVIAL_PAGE) -> Path:
@@ -50,6 +49,8 @@ def write_trivial_app(folder: Path, page: str = TRIVIAL_PAGE) -> Path:
     app = folder / "trivial_app.py"
     app.write_text(page)
     return app
+
+
 # True once turn n is on screen: the status line and the console's line for its call.
 TURN_VISIBLE = """n => {
   const text = document.body.innerText;

@@ -14,6 +14,9 @@ learners and the proxy tests are made of it.
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import os
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +26,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+PIDFD_GETFD = 438  # the syscall's number on x86-64 and arm64 alike
 FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
 
@@ -154,3 +158,35 @@ async def _receive(socket: Any, timeout: float) -> bytes:
     if isinstance(frame, str):
         raise SessionGone("the server sent a text frame; Streamlit sends binary protobufs")
     return frame
+
+
+def server_tcp_sockets(pid: int) -> list[socket.socket]:
+    """Duplicates of the TCP sockets process `pid` (a server this process started) holds, through pidfd_getfd.
+
+    What the kernel says of the server's own end of a connection: its options, as the server set them.
+    Raises OSError when the kernel will not hand them over (before Linux 5.6, or ptrace forbidden).
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd = os.pidfd_open(pid)
+    found = []
+    try:
+        for name in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if not os.readlink(f"/proc/{pid}/fd/{name}").startswith("socket:"):
+                    continue
+            except FileNotFoundError:
+                continue
+            fd = libc.syscall(PIDFD_GETFD, pidfd, int(name), 0)
+            if fd < 0:
+                error = ctypes.get_errno()
+                if error == 9:  # EBADF: closed meanwhile
+                    continue
+                raise OSError(error, f"pidfd_getfd on descriptor {name} of process {pid}: {os.strerror(error)}")
+            sock = socket.socket(fileno=fd)
+            if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
+                found.append(sock)
+            else:
+                sock.close()
+    finally:
+        os.close(pidfd)
+    return found

@@ -10,52 +10,24 @@ the server's accepted websocket really has.
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import os
 import socket
 
 import pytest
 from browser_support import SandboxServer
-from streamlit_session import StreamlitSession
+from streamlit_session import StreamlitSession, server_tcp_sockets
 
 from views.serving import DISCONNECTED_SESSIONS_KEPT
 
-PIDFD_GETFD = 438  # the syscall's number on x86-64 and arm64 alike
 RUNAWAY = "A runaway model that never stops"
-
-
-def server_sockets(pid: int) -> list[socket.socket]:
-    """Duplicates of the TCP sockets process `pid` holds."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    pidfd = os.pidfd_open(pid)
-    found = []
-    try:
-        for name in os.listdir(f"/proc/{pid}/fd"):
-            try:
-                if not os.readlink(f"/proc/{pid}/fd/{name}").startswith("socket:"):
-                    continue
-            except FileNotFoundError:
-                continue
-            fd = libc.syscall(PIDFD_GETFD, pidfd, int(name), 0)
-            if fd < 0:
-                error = ctypes.get_errno()
-                if error == 9:  # closed meanwhile
-                    continue
-                pytest.fail(f"pidfd_getfd on the server's descriptor {name}: {os.strerror(error)} (the test needs to "
-                            "read its own child's sockets: Linux 5.6 or later, ptrace not forbidden)")
-            sock = socket.socket(fileno=fd)
-            if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
-                found.append(sock)
-            else:
-                sock.close()
-    finally:
-        os.close(pidfd)
-    return found
 
 
 def nodelay_of_connection(pid: int, client_port: int) -> int:
     """TCP_NODELAY of the server's end of the connection from `client_port`."""
-    sockets = server_sockets(pid)
+    try:
+        sockets = server_tcp_sockets(pid)
+    except OSError as exc:
+        pytest.fail(f"reading the server's sockets: {exc} (the test needs to read its own child's sockets: Linux "
+                    "5.6 or later, ptrace not forbidden)")
     try:
         ends = [s for s in sockets if peer_port(s) == client_port]
         assert len(ends) == 1, f"the server holds {len(ends)} connections from port {client_port}"
