@@ -41,6 +41,15 @@ for i in $(seq 1 "$K"); do
   echo "$!" >"$RUN_DIR/st$i.pid"
 done
 
+# HAProxy starts once every process takes connections, so that its first health checks find them all up.
+for i in $(seq 1 "$K"); do
+  for _ in $(seq 1 600); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$((BACKEND_PORT + i - 1))") 2>/dev/null && break
+    kill -0 "${pids[$((i - 1))]}" 2>/dev/null || { echo "Streamlit process $i exited: $RUN_DIR/st$i.log" >&2; exit 1; }
+    sleep 0.1
+  done
+done
+
 {
   cat "$HERE/haproxy.cfg"
   for i in $(seq 1 "$K"); do
