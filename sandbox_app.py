@@ -19,6 +19,9 @@ if str(HERE) not in sys.path:  # the views import each other as `views.*`, where
     sys.path.insert(0, str(HERE))
 
 from agent.page.html_cards import PAGE_CSS  # noqa: E402  (needs no path, but reads better beside the others)
+from views.serving import hold_a_class  # noqa: E402
+
+hold_a_class()  # once a process: Steps sent without delay, room for a large class's dropped sessions
 
 # Controls whose values outlive the control: Streamlit forgets a widget's value when it is not drawn
 # (the script picker while the real model is chosen, every control while another view is open).

@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tests"), str(HERE)]
 
 from browser_support import SandboxServer, launch_chromium, open_page, wait_for_idle  # noqa: E402
-from page_step import RUNAWAY_TITLE, TRIVIAL_PAGE, click_and_time, step_and_time  # noqa: E402
+from page_step import RUNAWAY_TITLE, click_and_time, step_and_time, write_trivial_app  # noqa: E402
 
 PANEL = "Change the past: fork at a turn, inject a fault, be the model"
 FORK_AT = 20
@@ -62,8 +62,7 @@ def main() -> int:
         return seconds
 
     with tempfile.TemporaryDirectory() as folder:
-        trivial_app = Path(folder) / "trivial_app.py"
-        trivial_app.write_text(TRIVIAL_PAGE)
+        trivial_app = write_trivial_app(Path(folder))
         with SandboxServer() as server, SandboxServer(trivial_app) as other, sync_playwright() as playwright:
             browser = launch_chromium(playwright)
             plain = browser.new_context(viewport={"width": 1440, "height": 1300}).new_page()

@@ -27,12 +27,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from browser_support import ROOT, SandboxServer, launch_chromium, open_page, wait_for_idle  # noqa: E402
 
 RUNAWAY_TITLE = "A runaway model that never stops"
-TRIVIAL_PAGE = """import streamlit as st
+# The floor is served as the sandbox is (views/serving.py: no delayed-acknowledgement stall), so a ratio to it
+# is the page's own work.
+TRIVIAL_PAGE = f"""import sys
+sys.path.insert(0, {str(ROOT)!r})
+import streamlit as st
+from views.serving import hold_a_class
 
+hold_a_class()
 if st.button("Click"):
     st.session_state.count = st.session_state.get("count", 0) + 1
-st.write(f"count {st.session_state.get('count', 0)}")
+st.write(f"count {{st.session_state.get('count', 0)}}")
 """
+
+
+def write_trivial_app(folder: Path, page: str = TRIVIAL_PAGE) -> Path:
+    """The trivial page in `folder`, with the sandbox's own .streamlit/config.toml beside it (Streamlit reads it
+    from the folder it starts in): the floor runs under the same settings as the page it is the floor for."""
+    (folder / ".streamlit").mkdir(parents=True, exist_ok=True)
+    (folder / ".streamlit" / "config.toml").write_text((ROOT / ".streamlit" / "config.toml").read_text())
+    app = folder / "trivial_app.py"
+    app.write_text(page)
+    return app
+
+
 # True once turn n is on screen: the status line and the console's line for its call.
 TURN_VISIBLE = """n => {
   const text = document.body.innerText;
@@ -84,8 +102,7 @@ def main() -> int:
 
     early, late, trivial, frames_per_step = [], [], [], []
     with tempfile.TemporaryDirectory() as folder:
-        trivial_app = Path(folder) / "trivial_app.py"
-        trivial_app.write_text(TRIVIAL_PAGE)
+        trivial_app = write_trivial_app(Path(folder))
         with SandboxServer(args.app) as server, SandboxServer(trivial_app) as other, sync_playwright() as playwright:
             browser = launch_chromium(playwright)
             counters: list[FrameCounter] = []

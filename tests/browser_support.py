@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,19 +32,41 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def consecutive_free_ports(count: int) -> int:
+    """The first of `count` ports in a row that are free on 127.0.0.1 now."""
+    for _ in range(50):
+        first = free_port()
+        held = []
+        try:
+            for port in range(first, first + count):
+                sock = socket.socket()
+                held.append(sock)
+                sock.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+        finally:
+            for sock in held:
+                sock.close()
+    raise RuntimeError(f"no {count} free ports in a row")
+
+
 class SandboxServer:
     """`streamlit run sandbox_app.py` on a free port of 127.0.0.1, stopped by `stop()` (or `with`)."""
 
-    def __init__(self, app: Path = ROOT / "sandbox_app.py", python: str = sys.executable) -> None:
+    def __init__(self, app: Path = ROOT / "sandbox_app.py", python: str = sys.executable,
+                 options: Sequence[str] = (), streamlit: Sequence[str] = ("-m", "streamlit"),
+                 env: dict[str, str] | None = None) -> None:
+        """`options` go to `streamlit run` after the usual ones; `streamlit` is how python starts Streamlit."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = ROOT / "test-artifacts" / f"streamlit-{self.port}.log"
         self.log.parent.mkdir(exist_ok=True)
-        command = [python, "-m", "streamlit", "run", str(app), "--server.headless", "true",
+        command = [python, *streamlit, "run", str(app), "--server.headless", "true",
                    "--server.address", "127.0.0.1", "--server.port", str(self.port),
                    "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-                   "--global.developmentMode", "false"]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+                   "--global.developmentMode", "false", *options]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
         env.pop("ANTHROPIC_API_KEY", None)  # the page under test never sees a real key
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(command, cwd=Path(app).parent, stdout=log, stderr=subprocess.STDOUT,

@@ -26,7 +26,7 @@ from agent.summary import clip
 from agent.tools import TOOLS
 from agent.toy import CAN_DO, EXAMPLE_TASKS, ToyModel
 from agent.untrusted import MAX_FILE_BYTES
-from views import change_the_past
+from views import change_the_past, serving
 from views.run_tabs import VIEWS, api_key, export_view, loop_view, messages_view, run_view
 
 ss = st.session_state
@@ -129,6 +129,8 @@ def start_session() -> None:
     if "run" in ss:
         return
     ss.uploaded, ss.load_error, ss.flash, ss.uploads = {}, None, None, 0
+    if serving.came_back_without_its_session():
+        ss.flash = ("warning", serving.SESSION_LOST)
     ss.script, ss.model_choice, ss.max_tokens, ss.tab = view.REFERENCE_SCRIPT, "Fake", MAX_TOKENS, "Run"
     put_script_in_controls(scripts()[ss.script])
     start_run()

@@ -1,0 +1,439 @@
+"""A class at once: simulated learners pressing Step, against one Streamlit process and against K behind HAProxy.
+
+Each learner is one Streamlit session spoken to over its websocket as a browser
+speaks to it (tests/streamlit_session.py: protobuf BackMsg up, ForwardMsg down,
+a Step is a fragment rerun). It opens the sandbox, picks the runaway script
+(40 turns), presses Step every 2-4 s (random, seeded) and Reset when the run
+ends, and checks every answer: the status line must show the next turn. The
+trivial page (one button, one counter, a full rerun) runs the same level
+beside it, as the floor. Levels of N learners join, then press for `--seconds`;
+only that window's Steps are counted. Each level has fresh servers, so its
+memory is its own.
+
+Printed a level: Steps timed, Steps served a second, p50 / p95 / max Step, the
+share at or over 40 ms (the delayed-acknowledgement stall), sessions dropped,
+wrong answers, the servers' CPU and the simulated clients' (shares of one core; when the clients'
+nears the cores left over, the figures measure the clients), how long a second
+Streamlit's event loop waited for a core ("no core": other processes had both;
+on a busy machine that, not Streamlit, is the tail), the servers' RSS at
+the end of the window and per session over the idle server's, then the RSS
+and the sessions the processes still hold once every learner has gone and the
+disconnected-session time (`--ttl`, short here) has passed. Streamlit removes
+expired sessions only when another session disconnects, so one visitor comes
+and goes on each process first: "held" counts that visitor. Then the ratios to
+the trivial page and to one learner, both measured in this run.
+
+The proxy target is deploy/start-class.sh itself (K processes and HAProxy on
+loopback). Exercise checks (the issue's "share pressing Check") are not
+simulated here.
+
+    python bench/class_load.py [--levels 1,10,30,60,100,300] [--targets one,proxy] [--k 2]
+                               [--seconds 20] [--ttl 3] [--seed 17] [--workers 4] [--as-shipped]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import multiprocessing
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent / "tests"), str(HERE)]
+
+from browser_support import ROOT, SandboxServer, consecutive_free_ports, free_port  # noqa: E402
+from page_step import RUNAWAY_TITLE, write_trivial_app  # noqa: E402
+from streamlit_session import SessionGone, StreamlitSession, server_tcp_sockets  # noqa: E402
+
+PROBE = [str(HERE / "probed_streamlit.py")]
+JOINING_AT_ONCE = 10  # learners opening the page at the same moment while a level fills
+STALL_MS = 40  # Linux's delayed acknowledgement: a Step this slow waited for one
+TURN = re.compile(r"turn (\d+) of (\d+)")
+COUNT = re.compile(r"count (\d+)")
+
+
+# ---------------------------------------------------------------- the servers
+
+
+def process_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def process_cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def runqueue_wait_seconds(pid: int) -> float:
+    """How long the process's main thread (Streamlit's event loop) has waited for a free core, in all."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+
+
+def wait_healthy(url: str, timeout: float = 60, process: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the start script exited with {process.returncode} before {url} was healthy")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise TimeoutError(f"{url} did not answer /_stcore/health within {timeout}s")
+
+
+class OneProcess:
+    """One `streamlit run` of the page."""
+
+    def __init__(self, app: Path, options: list[str], probe_dir: Path) -> None:
+        self.server = SandboxServer(app, options=options, streamlit=PROBE, env={"LOAD_PROBE_DIR": str(probe_dir)})
+        self.server.__enter__()
+        self.url = self.server.url
+        self.backends = [self.url]
+        self.pids = [self.server.process.pid]
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+class ProxySet:
+    """deploy/start-class.sh: K processes of the page behind HAProxy, all on loopback."""
+
+    def __init__(self, app: Path, options: list[str], probe_dir: Path, k: int) -> None:
+        self.run_dir = Path(tempfile.mkdtemp(prefix="class-load-"))
+        first = consecutive_free_ports(k)
+        proxy_port = free_port()
+        env = {**os.environ, "K": str(k), "APP": str(app), "PROXY_PORT": str(proxy_port),
+               "BACKEND_PORT": str(first), "RUN_DIR": str(self.run_dir), "LOAD_PROBE_DIR": str(probe_dir),
+               "STREAMLIT": " ".join([sys.executable, *PROBE])}
+        self.script = subprocess.Popen([str(ROOT / "deploy" / "start-class.sh"), *options], env=env,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
+        self.url = f"http://127.0.0.1:{proxy_port}"
+        self.backends = [f"http://127.0.0.1:{first + i}" for i in range(k)]
+        try:
+            for url in self.backends + [self.url]:
+                wait_healthy(url, process=self.script)
+        except BaseException:
+            self.stop()
+            raise
+        self.pids = [int((self.run_dir / f"st{i}.pid").read_text()) for i in range(1, k + 1)]
+
+    def stop(self) -> None:
+        self.script.send_signal(signal.SIGTERM)  # the script stops its processes and HAProxy
+        try:
+            self.script.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.script.pid, signal.SIGKILL)
+            self.script.wait()
+
+
+def as_streamlit_ships_it(pid: int) -> None:
+    """Take back what views/serving.py did to the server's listening socket: Nagle's algorithm on again."""
+    for sock in server_tcp_sockets(pid):
+        if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)
+        sock.close()
+
+
+def sessions_held(pids: list[int], probe_dir: Path) -> int:
+    for pid in pids:
+        (probe_dir / f"{pid}.ask").touch()
+    total = 0
+    for pid in pids:
+        answer = probe_dir / f"{pid}.answer"
+        deadline = time.monotonic() + 60
+        while not answer.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        total += int(answer.read_text())
+        answer.unlink()
+    return total
+
+
+# ---------------------------------------------------------------- the learners
+
+
+@dataclass
+class Tally:
+    step_ms: list[float] = field(default_factory=list)
+    resets: int = 0
+    dropped: int = 0
+    wrong: list[str] = field(default_factory=list)
+    join_ms: list[float] = field(default_factory=list)
+    client_cpu_seconds: float = 0.0
+
+
+async def sandbox_learner(url: str, rng: random.Random, joined: asyncio.Semaphore, start: asyncio.Event,
+                          window: list[float], tally: Tally) -> None:
+    async with joined:
+        began = time.perf_counter()
+        session = await StreamlitSession.open(url)
+        await session.rerun(session.pick("Script", RUNAWAY_TITLE))
+        tally.join_ms.append((time.perf_counter() - began) * 1000)
+    turn, turns = shown_turn(session.last_texts)
+    if turn != 0:
+        tally.wrong.append(f"after picking the script: {session.last_texts[:1]}")
+    await start.wait()
+    await asyncio.sleep(rng.uniform(0, 3))  # learners do not press in step with each other
+    while time.monotonic() < window[1]:
+        button = "Reset" if turn >= turns else "Step"
+        pressed_at = time.monotonic()
+        outcome = await session.rerun(*session.press(button))
+        now, turns = shown_turn(outcome.texts)
+        expected = 0 if button == "Reset" else turn + 1
+        if now != expected:
+            tally.wrong.append(f"{button} at turn {turn} showed {outcome.texts[:1]}")
+        if button == "Step" and window[0] <= pressed_at < window[1]:
+            tally.step_ms.append(outcome.seconds * 1000)
+        tally.resets += button == "Reset"
+        turn = now
+        await asyncio.sleep(rng.uniform(2, 4))
+    await session.close()
+
+
+async def trivial_learner(url: str, rng: random.Random, joined: asyncio.Semaphore, start: asyncio.Event,
+                          window: list[float], tally: Tally) -> None:
+    async with joined:
+        began = time.perf_counter()
+        session = await StreamlitSession.open(url)
+        tally.join_ms.append((time.perf_counter() - began) * 1000)
+    count = 0
+    await start.wait()
+    await asyncio.sleep(rng.uniform(0, 3))
+    while time.monotonic() < window[1]:
+        pressed_at = time.monotonic()
+        outcome = await session.rerun(*session.press("Click"))
+        shown = [int(m.group(1)) for text in outcome.texts if (m := COUNT.search(text))]
+        if shown != [count + 1]:
+            tally.wrong.append(f"click {count + 1} showed {shown}")
+        count += 1
+        if window[0] <= pressed_at < window[1]:
+            tally.step_ms.append(outcome.seconds * 1000)
+        await asyncio.sleep(rng.uniform(2, 4))
+    await session.close()
+
+
+def shown_turn(texts: list[str]) -> tuple[int, int]:
+    for text in texts:
+        if match := TURN.match(text):
+            return int(match.group(1)), int(match.group(2))
+    return -1, 0
+
+
+async def learners_of_one_worker(url: str, page: str, indices: list[int], seconds: float, seed: int,
+                                 everyone_in: threading.Barrier) -> Tally:
+    tally = Tally()
+    joined, start = asyncio.Semaphore(JOINING_AT_ONCE), asyncio.Event()
+    window = [float("inf"), float("inf")]
+    learner = trivial_learner if page == "trivial" else sandbox_learner  # "shipped" is the sandbox too
+
+    async def one(index: int) -> None:
+        try:
+            await learner(url, random.Random(seed * 100_003 + index), joined, start, window, tally)
+        except (SessionGone, TimeoutError, OSError) as exc:
+            tally.dropped += 1
+            tally.wrong.append(f"learner {index} dropped: {exc}")
+
+    tasks = [asyncio.create_task(one(i)) for i in indices]
+    while len(tally.join_ms) + tally.dropped < len(indices):
+        await asyncio.sleep(0.05)
+    await asyncio.to_thread(everyone_in.wait)  # every worker's learners are in before anyone presses
+    window[:] = [time.monotonic() + 1.0, time.monotonic() + 1.0 + seconds]  # a second for the first presses
+    start.set()
+    await asyncio.gather(*tasks)
+    return tally
+
+
+def one_worker(url: str, page: str, indices: list[int], seconds: float, seed: int, everyone_in, results) -> None:
+    cpu = time.process_time()
+    tally = asyncio.run(learners_of_one_worker(url, page, indices, seconds, seed, everyone_in))
+    tally.client_cpu_seconds = time.process_time() - cpu
+    results.put(tally)
+
+
+def run_level(url: str, page: str, learners: int, seconds: float, seed: int, workers: int) -> Tally:
+    """The learners, spread over `workers` processes so that the clients are not the bottleneck."""
+    shares = [share for w in range(workers) if (share := list(range(w, learners, workers)))]
+    context = multiprocessing.get_context("fork")
+    everyone_in, results = context.Barrier(len(shares)), context.Queue()
+    processes = [context.Process(target=one_worker, args=(url, page, share, seconds, seed, everyone_in, results))
+                 for share in shares]
+    for process in processes:
+        process.start()
+    tallies = [results.get(timeout=600) for _ in processes]
+    for process in processes:
+        process.join()
+    whole = Tally()
+    for tally in tallies:
+        whole.step_ms += tally.step_ms
+        whole.join_ms += tally.join_ms
+        whole.wrong += tally.wrong
+        whole.resets += tally.resets
+        whole.dropped += tally.dropped
+        whole.client_cpu_seconds += tally.client_cpu_seconds
+    return whole
+
+
+async def visit_and_leave(url: str) -> None:
+    session = await StreamlitSession.open(url)
+    await session.close()
+
+
+# ---------------------------------------------------------------- one level, measured
+
+
+def measure(target_kind: str, page: str, app: Path, learners: int, args: argparse.Namespace) -> dict:
+    options = ["--server.disconnectedSessionTTL", str(args.ttl)]
+    with tempfile.TemporaryDirectory() as probe:
+        probe_dir = Path(probe)
+        target = (OneProcess(app, options, probe_dir) if target_kind == "one"
+                  else ProxySet(app, options, probe_dir, args.k))
+        try:
+            for backend in target.backends:  # the page's imports and caches, once a process, not counted
+                asyncio.run(visit_and_leave(backend))
+            if page == "shipped":
+                for pid in target.pids:
+                    as_streamlit_ships_it(pid)
+            rss_idle = sum(process_rss_mb(pid) for pid in target.pids)
+            cpu_before = sum(process_cpu_seconds(pid) for pid in target.pids)
+            waited_before = sum(runqueue_wait_seconds(pid) for pid in target.pids)
+            started = time.monotonic()
+            tally = run_level(target.url, page, learners, args.seconds, args.seed, args.workers)
+            elapsed = time.monotonic() - started
+            cpu = (sum(process_cpu_seconds(pid) for pid in target.pids) - cpu_before) / elapsed
+            waited = (sum(runqueue_wait_seconds(pid) for pid in target.pids) - waited_before) / elapsed
+            rss_busy = sum(process_rss_mb(pid) for pid in target.pids)
+            time.sleep(args.ttl + 1.5)  # every learner has gone; their sessions' time runs out
+            for backend in target.backends:
+                asyncio.run(visit_and_leave(backend))  # a disconnect makes Streamlit drop the expired ones
+            time.sleep(0.5)
+            held = sessions_held(target.pids, probe_dir)
+            rss_after = sum(process_rss_mb(pid) for pid in target.pids)
+        finally:
+            target.stop()
+    times = sorted(tally.step_ms)
+    return {
+        "target": target_kind, "page": page, "n": learners, "steps": len(times),
+        "per_s": len(times) / args.seconds,
+        "p50": statistics.median(times) if times else float("nan"),
+        "p95": nearest_rank(times, 0.95),
+        "max": times[-1] if times else float("nan"),
+        "stalled": sum(t >= STALL_MS for t in times) / len(times) if times else float("nan"),
+        "resets": tally.resets, "dropped": tally.dropped, "wrong": tally.wrong,
+        "join_p95": nearest_rank(sorted(tally.join_ms), 0.95),
+        "cpu": cpu, "client_cpu": tally.client_cpu_seconds / elapsed, "waited": waited,
+        "rss": rss_busy, "per_session": (rss_busy - rss_idle) / learners, "rss_after": rss_after,
+        "held": held, "processes": len(target.pids),
+    }
+
+
+async def steps_back_to_back(url: str, count: int = 12) -> list[float]:
+    session = await StreamlitSession.open(url)
+    await session.rerun(session.pick("Script", RUNAWAY_TITLE))
+    seconds = [(await session.rerun(*session.press("Step"))).seconds for _ in range(count)]
+    await session.close()
+    return seconds
+
+
+def print_back_to_back(app: Path) -> None:
+    """One learner pressing Step as fast as the answers come: the delayed-acknowledgement stall's own ground.
+
+    With a pause of half a second or more between presses Linux acknowledges at once and the stall hides;
+    pressed in quick succession, each Step of Streamlit as shipped waits for the acknowledgement.
+    """
+    with SandboxServer(app) as server:
+        asyncio.run(visit_and_leave(server.url))
+        served = statistics.median(asyncio.run(steps_back_to_back(server.url))) * 1000
+        as_streamlit_ships_it(server.process.pid)
+        shipped = statistics.median(asyncio.run(steps_back_to_back(server.url))) * 1000
+    print(f"12 Steps back to back, median: {served:.0f} ms with views/serving.py, {shipped:.0f} ms with the "
+          f"socket as Streamlit ships it ({shipped / served:.1f}x)")
+
+
+def nearest_rank(ordered: list[float], share: float) -> float:
+    """The value `share` of the ordered values are at or below (nearest rank)."""
+    return ordered[max(math.ceil(share * len(ordered)) - 1, 0)] if ordered else float("nan")
+
+
+def print_row(row: dict) -> None:
+    print(f"{row['target']:>5} {row['page']:>7} {row['n']:>4} | {row['steps']:>5} {row['per_s']:>6.1f}/s | "
+          f"{row['p50']:>5.0f} {row['p95']:>5.0f} {row['max']:>5.0f} ms | {row['stalled']:>4.0%} | "
+          f"{row['dropped']:>4} {len(row['wrong']) - row['dropped']:>3} | "
+          f"{row['cpu']:>11.0%} {row['client_cpu']:>6.0%} {row['waited'] * 1000:>7.0f} ms/s | "
+          f"{row['rss']:>6.0f} MB {row['per_session']:>6.2f} MB | {row['rss_after']:>6.0f} MB {row['held']:>4} | "
+          f"join p95 {row['join_p95']:>5.0f} ms", flush=True)
+    for problem in row["wrong"][:3]:
+        print(f"      ! {problem}")
+
+
+HEADER = ("where   page    N  | Steps  served  |  p50   p95   max    | >=40 | drop bad | CPU: server client "
+          "no core |"
+          "  RSS     a session | after time-out held |")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", default="1,10,30,60,100,300", help="numbers of learners, comma-separated")
+    parser.add_argument("--targets", default="one,proxy", help="one (one process), proxy (K behind HAProxy)")
+    parser.add_argument("--k", type=int, default=2, help="Streamlit processes behind the proxy")
+    parser.add_argument("--seconds", type=float, default=20, help="the measured window of a level")
+    parser.add_argument("--ttl", type=int, default=3, help="server.disconnectedSessionTTL for the bench (s)")
+    parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--workers", type=int, default=4, help="processes the learners are spread over")
+    parser.add_argument("--as-shipped", action="store_true",
+                        help="also the sandbox with its listening socket as Streamlit ships it (no TCP_NODELAY), "
+                             "at each level and for Steps back to back: the stall views/serving.py removes")
+    parser.add_argument("--app", type=Path, default=ROOT / "sandbox_app.py", help="the page to load")
+    args = parser.parse_args()
+    levels = [int(n) for n in args.levels.split(",")]
+    targets = args.targets.split(",")
+    if "proxy" in targets and not shutil.which("haproxy"):
+        parser.error("the proxy target needs HAProxy: apt-get install haproxy (or --targets one)")
+    print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; window {args.seconds:.0f} s a level; "
+          f"disconnected-session time {args.ttl} s; seed {args.seed}")
+    if args.as_shipped:
+        print_back_to_back(args.app)
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        trivial_app = write_trivial_app(Path(folder) / "trivial")
+        pages = [("trivial", trivial_app), ("sandbox", args.app)] + ([("shipped", args.app)] if args.as_shipped
+                                                                     else [])
+        for target in targets:
+            print(f"\n{'one process' if target == 'one' else f'HAProxy and K = {args.k} processes'}")
+            print(HEADER)
+            for learners in levels:
+                for page, app in pages:
+                    rows.append(measure(target, page, app, learners, args))
+                    print_row(rows[-1])
+    print("\nratios (same run): sandbox p95 against the trivial page's p95 at that level, and against one learner")
+    for target in targets:
+        mine = {(r["page"], r["n"]): r for r in rows if r["target"] == target}
+        alone = mine.get(("sandbox", min(levels)))
+        for learners in levels:
+            sandbox, trivial = mine[("sandbox", learners)], mine[("trivial", learners)]
+            print(f"{target:>5} {learners:>4}: p95 {sandbox['p95'] / trivial['p95']:.2f}x the trivial page, "
+                  f"{sandbox['p95'] / alone['p95']:.2f}x one learner ({min(levels)}); "
+                  f"CPU {sandbox['cpu'] / max(trivial['cpu'], 1e-9):.1f}x the trivial page's")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

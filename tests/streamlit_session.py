@@ -1,0 +1,192 @@
+"""One browser tab's conversation with `streamlit run`, spoken over its websocket without a browser.
+
+The browser talks to Streamlit over `/_stcore/stream`: binary protobuf frames,
+`BackMsg` up and `ForwardMsg` down (streamlit/proto). It opens the socket with
+the subprotocol header `streamlit, <xsrf token>, <session id>` (the last names a
+session to reconnect to), asks for a run with `BackMsg.rerun_script` carrying
+the widgets' values (a button press is a `trigger_value`; a fragment's button
+also names the fragment, so only the fragment reruns), and takes the run as done
+at `ForwardMsg.script_finished`. `StreamlitSession` does the same from asyncio,
+keeps the last drawn widgets by label, and times each run; the load benchmark's
+learners and the proxy tests are made of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+PIDFD_GETFD = 438  # the syscall's number on x86-64 and arm64 alike
+FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+
+
+@dataclass
+class Widget:
+    """A widget as the browser last drew it: what a press or a pick must name."""
+
+    id: str
+    kind: str
+    fragment_id: str
+
+
+@dataclass
+class RunOutcome:
+    """One rerun as the client saw it."""
+
+    seconds: float
+    messages: int
+    received_bytes: int
+    status: int
+    texts: list[str] = field(default_factory=list)  # the progress lines and markdown of the run, in order
+
+
+class SessionGone(Exception):
+    """The server closed the websocket (or it broke) before the run finished."""
+
+
+class StreamlitSession:
+    """A Streamlit session driven over its websocket: `await StreamlitSession.open(url)`, then `rerun`s."""
+
+    def __init__(self, socket: Any) -> None:
+        self._socket = socket
+        self.session_id = ""
+        self.widgets: dict[str, Widget] = {}
+        self.page_script_hash = ""
+        self.last_texts: list[str] = []
+
+    @classmethod
+    async def open(cls, url: str, existing_session: str = "", run: bool = True, headers: dict[str, str] | None = None,
+                   open_timeout: float = 30) -> StreamlitSession:
+        """Connect and run the page once, as a browser tab does when it loads (`run=False`: connect only)."""
+        stream = url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
+        # The second entry is the XSRF token, used only for signed-in users: this client has none.
+        protocols = ["streamlit", "no-token", existing_session] if existing_session else ["streamlit"]
+        socket = await websockets.connect(stream, subprotocols=protocols, max_size=None, compression=None,
+                                          open_timeout=open_timeout, ping_interval=None,
+                                          additional_headers=headers)
+        session = cls(socket)
+        if run:
+            await session.rerun()
+        return session
+
+    async def rerun(self, states: list[WidgetState] | None = None, fragment_id: str = "",
+                    timeout: float = 60) -> RunOutcome:
+        """Ask for a run with these widget values and wait for it to finish."""
+        message = BackMsg()
+        client = message.rerun_script
+        client.page_script_hash = self.page_script_hash
+        client.fragment_id = fragment_id
+        client.widget_states.widgets.extend(states or [])
+        started = time.perf_counter()
+        try:
+            await self._socket.send(message.SerializeToString())
+            return await self._read_until_finished(started, timeout)
+        except websockets.ConnectionClosed as closed:
+            raise SessionGone(f"the websocket closed: {closed}") from closed
+
+    def press(self, label: str) -> tuple[list[WidgetState], str]:
+        """The widget states and fragment of a press of the button labelled `label`."""
+        button = self.widgets[label]
+        state = WidgetState(id=button.id, trigger_value=True)
+        return [state], button.fragment_id
+
+    def pick(self, label: str, option: str) -> list[WidgetState]:
+        """The widget state of picking `option` (its text as shown) in the select box labelled `label`."""
+        return [WidgetState(id=self.widgets[label].id, string_value=option)]
+
+    async def close(self) -> None:
+        await self._socket.close()
+
+    async def _read_until_finished(self, started: float, timeout: float) -> RunOutcome:
+        messages = received = 0
+        texts: list[str] = []
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no script_finished within {timeout}s")
+            frame = await _receive(self._socket, left)
+            messages += 1
+            received += len(frame)
+            forward = ForwardMsg()
+            forward.ParseFromString(frame)
+            kind = forward.WhichOneof("type")
+            if kind == "new_session":
+                self.session_id = forward.new_session.initialize.session_id
+                self.page_script_hash = forward.new_session.page_script_hash
+            elif kind == "delta":
+                self._take_delta(forward.delta, texts)
+            elif kind == "script_finished":
+                status = forward.script_finished
+                if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue  # a newer run replaces this one: wait for that one's end
+                self.last_texts = texts
+                return RunOutcome(time.perf_counter() - started, messages, received, status, texts)
+
+    def _take_delta(self, delta: Any, texts: list[str]) -> None:
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        kind = element.WhichOneof("type")
+        if kind == "progress":
+            texts.append(element.progress.text)
+        elif kind == "markdown":
+            texts.append(element.markdown.body)
+        elif kind == "alert":
+            texts.append(element.alert.body)
+        proto = getattr(element, kind) if kind else None
+        label, widget_id = getattr(proto, "label", None), getattr(proto, "id", None)
+        if label and widget_id:
+            self.widgets[label] = Widget(widget_id, kind, delta.fragment_id)
+
+
+async def _receive(socket: Any, timeout: float) -> bytes:
+    try:
+        frame = await asyncio.wait_for(socket.recv(), timeout)
+    except websockets.ConnectionClosed as closed:
+        raise SessionGone(f"the websocket closed: {closed}") from closed
+    if isinstance(frame, str):
+        raise SessionGone("the server sent a text frame; Streamlit sends binary protobufs")
+    return frame
+
+
+def server_tcp_sockets(pid: int) -> list[socket.socket]:
+    """Duplicates of the TCP sockets process `pid` (a server this process started) holds, through pidfd_getfd.
+
+    What the kernel says of the server's own end of a connection: its options, as the server set them.
+    Raises OSError when the kernel will not hand them over (before Linux 5.6, or ptrace forbidden).
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd = os.pidfd_open(pid)
+    found = []
+    try:
+        for name in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if not os.readlink(f"/proc/{pid}/fd/{name}").startswith("socket:"):
+                    continue
+            except FileNotFoundError:
+                continue
+            fd = libc.syscall(PIDFD_GETFD, pidfd, int(name), 0)
+            if fd < 0:
+                error = ctypes.get_errno()
+                if error == 9:  # EBADF: closed meanwhile
+                    continue
+                raise OSError(error, f"pidfd_getfd on descriptor {name} of process {pid}: {os.strerror(error)}")
+            sock = socket.socket(fileno=fd)
+            if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
+                found.append(sock)
+            else:
+                sock.close()
+    finally:
+        os.close(pidfd)
+    return found

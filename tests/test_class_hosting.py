@@ -1,0 +1,114 @@
+"""One process holds a class: a real `streamlit run sandbox_app.py`, driven over its websocket.
+
+views/serving.py reaches under Streamlit 1.67 (its listening socket, its
+session store); these tests fail when that stops holding. The sockets are read
+from the server process itself: pidfd_getfd (Linux 5.6+) hands the test a
+duplicate of each of the server's descriptors, so the test asks the kernel what
+the server's accepted websocket really has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import pytest
+from browser_support import SandboxServer
+from streamlit_session import StreamlitSession, server_tcp_sockets
+
+from views.serving import DISCONNECTED_SESSIONS_KEPT
+
+RUNAWAY = "A runaway model that never stops"
+
+
+def nodelay_of_connection(pid: int, client_port: int) -> int:
+    """TCP_NODELAY of the server's end of the connection from `client_port`."""
+    try:
+        sockets = server_tcp_sockets(pid)
+    except OSError as exc:
+        pytest.fail(f"reading the server's sockets: {exc} (the test needs to read its own child's sockets: Linux "
+                    "5.6 or later, ptrace not forbidden)")
+    try:
+        ends = [s for s in sockets if peer_port(s) == client_port]
+        assert len(ends) == 1, f"the server holds {len(ends)} connections from port {client_port}"
+        return ends[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def peer_port(sock: socket.socket) -> int | None:
+    try:
+        return sock.getpeername()[1]
+    except OSError:  # the listening socket
+        return None
+
+
+def client_port(session: StreamlitSession) -> int:
+    return session._socket.local_address[1]
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with SandboxServer() as server:
+        yield server
+
+
+def test_every_learners_websocket_is_sent_without_delay(sandbox):
+    """The first learner's connection (open before the page ever ran) and a later one both have TCP_NODELAY."""
+
+    async def learners():
+        first = await StreamlitSession.open(sandbox.url)
+        second = await StreamlitSession.open(sandbox.url)
+        try:
+            return [nodelay_of_connection(sandbox.process.pid, client_port(s)) for s in (first, second)]
+        finally:
+            await first.close()
+            await second.close()
+
+    assert asyncio.run(learners()) == [1, 1]
+
+
+def test_a_page_without_the_hook_is_not(tmp_path):
+    """What the hook mends: a plain page's websocket has Nagle's algorithm on (Streamlit 1.67's listener).
+
+    If this fails, Streamlit sets TCP_NODELAY itself now: views/serving.py's socket part can go.
+    """
+    page = tmp_path / "plain.py"
+    page.write_text("import streamlit as st\nst.write('plain')\n")
+
+    async def learner(url):
+        session = await StreamlitSession.open(url)
+        try:
+            return nodelay_of_connection(server.process.pid, client_port(session))
+        finally:
+            await session.close()
+
+    with SandboxServer(page) as server:
+        assert asyncio.run(learner(server.url)) == 0
+
+
+def test_a_learner_dropped_with_a_class_of_others_gets_their_run_back(sandbox):
+    """More than Streamlit's 128 disconnected sessions at once: the first to drop still resumes its run."""
+    others = 140
+    assert DISCONNECTED_SESSIONS_KEPT > others
+
+    async def class_drops_and_one_comes_back():
+        learner = await StreamlitSession.open(sandbox.url)
+        await learner.rerun(learner.pick("Script", RUNAWAY))
+        for _ in range(2):
+            await learner.rerun(*learner.press("Step"))
+        await learner.close()
+        for _ in range(others):  # each opens a session and drops it; the store keeps the most recent
+            other = await StreamlitSession.open(sandbox.url, run=False)
+            await other.close()
+        await asyncio.sleep(0.5)  # the server notices the last closes
+        back = await StreamlitSession.open(sandbox.url, existing_session=learner.session_id)
+        try:
+            return learner.session_id, back.session_id, back.last_texts
+        finally:
+            await back.close()
+
+    before, after, texts = asyncio.run(class_drops_and_one_comes_back())
+    assert after == before
+    assert any(text.startswith("turn 2 of 40") for text in texts), texts

@@ -1,0 +1,206 @@
+"""deploy/: HAProxy in front of K = 2 real Streamlit processes on loopback, and the files that cannot run here.
+
+The proxy tests run deploy/start-class.sh itself and speak to it as a browser
+does: a page load (which gives the affinity cookie), then the websocket with
+that cookie. Without HAProxy they skip and say how to get it; under CI=true
+they fail instead (.ci/run installs it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from http.cookies import SimpleCookie
+from pathlib import Path
+
+import pytest
+from browser_support import ROOT, consecutive_free_ports, free_port
+from streamlit_session import SessionGone, StreamlitSession
+
+from views.serving import SESSION_LOST
+
+DEPLOY = ROOT / "deploy"
+COOKIE = "LOOPSANDBOX_SERVER"
+RUNAWAY = "A runaway model that never stops"
+
+
+def need_haproxy() -> None:
+    if shutil.which("haproxy"):
+        return
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail("CI needs HAProxy for the proxy tests: apt-get install haproxy")
+    pytest.skip("HAProxy is not installed: apt-get install haproxy")
+
+
+class ClassSet:
+    """deploy/start-class.sh with K processes, on free loopback ports; `stop()` ends it and all it started."""
+
+    def __init__(self, k: int, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.proxy_port, first = free_port(), consecutive_free_ports(k)
+        env = {**os.environ, "K": str(k), "PROXY_PORT": str(self.proxy_port), "BACKEND_PORT": str(first),
+               "RUN_DIR": str(run_dir), "STREAMLIT": f"{sys.executable} -m streamlit"}
+        env.pop("ANTHROPIC_API_KEY", None)
+        self.script = subprocess.Popen([str(DEPLOY / "start-class.sh")], env=env, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, start_new_session=True)
+        self.url = f"http://127.0.0.1:{self.proxy_port}"
+        self.backends = {f"st{i + 1}": f"http://127.0.0.1:{first + i}" for i in range(k)}
+
+    def wait_until_healthy(self, timeout: float = 90) -> None:
+        deadline = time.monotonic() + timeout
+        for url in [*self.backends.values(), self.url]:
+            while not healthy(url):
+                if self.script.poll() is not None:
+                    raise RuntimeError(f"start-class.sh exited: {self.script.stdout.read().decode()[-2000:]}")
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{url} not healthy within {timeout}s")
+                time.sleep(0.3)
+
+    def pid_of(self, server: str) -> int:
+        return int((self.run_dir / f"{server}.pid").read_text())
+
+    def stop(self) -> None:
+        if self.script.poll() is None:
+            self.script.send_signal(signal.SIGTERM)
+            try:
+                self.script.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.script.pid, signal.SIGKILL)
+                self.script.wait()
+
+
+def healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def page_load(url: str, cookie: str = "") -> str:
+    """GET the page as a browser does; the affinity cookie the proxy gives (or the one already held)."""
+    request = urllib.request.Request(url + "/", headers={"Cookie": f"{COOKIE}={cookie}"} if cookie else {})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        given = SimpleCookie(", ".join(response.headers.get_all("Set-Cookie") or []))
+    return given[COOKIE].value if COOKIE in given else cookie
+
+
+async def learner_at_turn(url: str, turns: int) -> tuple[StreamlitSession, str]:
+    cookie = page_load(url)
+    session = await StreamlitSession.open(url, headers={"Cookie": f"{COOKIE}={cookie}"})
+    await session.rerun(session.pick("Script", RUNAWAY))
+    for _ in range(turns):
+        await session.rerun(*session.press("Step"))
+    return session, cookie
+
+
+def turn_shown(texts: list[str]) -> str:
+    return next((t.split(" · ")[0] for t in texts if re.match(r"turn \d+ of \d+", t)), "no turn shown")
+
+
+@pytest.fixture
+def class_set(tmp_path):
+    need_haproxy()
+    running = ClassSet(2, tmp_path)
+    try:
+        running.wait_until_healthy()
+        yield running
+    finally:
+        running.stop()
+
+
+def test_sessions_spread_over_both_processes_and_each_comes_back_to_its_own(class_set):
+    """Four learners: both processes get some; each reconnects (a network blip) to its own run."""
+
+    async def learners():
+        results = []
+        # All four in the room at once: the proxy gives each new learner the process with fewer open.
+        joined = [await learner_at_turn(class_set.url, turns) for turns in (1, 2, 3, 4)]
+        for session, cookie in joined:
+            await session.close()
+            back = await StreamlitSession.open(class_set.url, existing_session=session.session_id,
+                                               headers={"Cookie": f"{COOKIE}={cookie}"})
+            assert SESSION_LOST not in session.last_texts + back.last_texts  # a new tab, a resumed session: no notice
+            results.append((cookie, back.session_id == session.session_id, turn_shown(back.last_texts)))
+            await back.close()
+        return results
+
+    results = asyncio.run(learners())
+    assert {cookie for cookie, _, _ in results} == {"st1", "st2"}, results
+    assert [(same, shown) for _, same, shown in results] == [(True, f"turn {n} of 40") for n in (1, 2, 3, 4)]
+
+
+def test_a_process_that_dies_gives_its_learners_a_fresh_session_at_once_not_a_hang(class_set):
+    """Its websocket closes; the browser's reconnect (same cookie, same session id) lands on the other process."""
+
+    async def learner_whose_process_dies():
+        session, cookie = await learner_at_turn(class_set.url, 3)
+        os.kill(class_set.pid_of(cookie), signal.SIGKILL)
+        started = time.monotonic()
+        with pytest.raises(SessionGone):
+            await session.rerun(*session.press("Step"), timeout=30)
+        noticed = time.monotonic() - started
+        # As Streamlit's browser client does: wait for the health check through the proxy, then reconnect.
+        while not healthy(class_set.url):
+            await asyncio.sleep(0.2)
+        now_on = page_load(class_set.url, cookie)
+        back = await StreamlitSession.open(class_set.url, existing_session=session.session_id,
+                                           headers={"Cookie": f"{COOKIE}={now_on}"})
+        await back.close()
+        return cookie, now_on, noticed, session.session_id, back.session_id, back.last_texts
+
+    died, now_on, noticed, before, after, texts = asyncio.run(learner_whose_process_dies())
+    assert now_on != died and now_on in class_set.backends
+    assert noticed < 30  # pytest.raises above already failed a hang; this says how long it took
+    assert after != before
+    assert turn_shown(texts) == "turn 0 of 40", texts  # the reference script, from the start
+    assert SESSION_LOST in texts  # and the page says why
+
+
+# ---------------------------------------------------------------- the files that cannot run here
+
+
+def test_haproxy_configuration_has_affinity_websockets_and_health_checks():
+    config = (DEPLOY / "haproxy.cfg").read_text()
+    lines = [line.split("#")[0].strip() for line in config.splitlines()]
+    assert "mode http" in lines  # HTTP mode passes the websocket's upgrade through
+    assert any(line.startswith("timeout tunnel") for line in lines)  # an open websocket is not cut at 60 s
+    assert f"cookie {COOKIE} insert indirect nocache httponly" in lines
+    assert "option redispatch" in lines
+    assert "http-check send meth GET uri /_stcore/health" in lines
+    assert any(line.startswith("default-server check") for line in lines)
+    assert lines[-1] == "" or not any(line.startswith(("frontend", "listen")) for line in
+                                      lines[lines.index("backend streamlit"):])  # the script appends servers
+
+
+def test_container_file_runs_the_page_with_bubblewrap_and_a_health_check():
+    text = (DEPLOY / "Containerfile").read_text()
+    assert re.search(r"^FROM debian:\S+-slim", text, re.M)
+    assert re.search(r"apt-get install .*\bbubblewrap\b", text)
+    assert re.search(r"pip install .*\.", text)  # the package itself
+    assert "EXPOSE 8501" in text
+    assert "/_stcore/health" in text  # HEALTHCHECK
+    assert re.search(r"--server\.address[ =]0\.0\.0\.0", text)  # inside a container, reachable from outside it
+    assert "seccomp=unconfined" in text or "bubblewrap needs" in text.lower()  # the run settings are written down
+
+
+def test_kubernetes_manifest_has_readiness_affinity_and_autoscaling():
+    text = (DEPLOY / "kubernetes.yaml").read_text()
+    documents = {kind: body for kind, body in re.findall(r"^kind: (\w+)\n(.*?)(?=^---|\Z)", text, re.M | re.S)}
+    assert set(documents) >= {"Deployment", "Service", "Ingress", "HorizontalPodAutoscaler"}
+    deployment = documents["Deployment"]
+    assert re.search(r"readinessProbe:\s+httpGet:\s+path: /_stcore/health\s+port: 8501", deployment)
+    assert "containerPort: 8501" in deployment
+    assert "seccompProfile" in deployment and "Unconfined" in deployment  # bubblewrap's namespaces
+    ingress = documents["Ingress"]
+    assert 'nginx.ingress.kubernetes.io/affinity: "cookie"' in ingress
+    assert "nginx.ingress.kubernetes.io/proxy-read-timeout" in ingress  # websockets outlive the default 60 s
+    assert "number: 8501" in documents["Service"] + ingress
+    assert "scaleTargetRef" in documents["HorizontalPodAutoscaler"]

@@ -1,0 +1,121 @@
+"""What one Streamlit process needs to hold a class, done once a process at the first page run.
+
+Two things `streamlit run` does not do for a class, put right from inside the
+process because the page is all a deployment is sure to run (a bare
+`streamlit run`, Community Cloud, deploy/start-class.sh, the container):
+
+- Send each Step at once. Streamlit 1.67 binds its listening socket as
+  `socket.socket(family)`, protocol 0, so asyncio, which sets TCP_NODELAY
+  only on sockets whose protocol is IPPROTO_TCP, leaves Nagle's algorithm on
+  for every learner's websocket. A Step's thirty messages then leave in two
+  bursts and the second waits for the browser's delayed acknowledgement, about
+  40 ms on Linux. Setting TCP_NODELAY on the listening socket puts it on every
+  connection accepted later (Linux copies it to the accepted socket); the
+  connections already open get it directly. The upstream fix is one line in
+  streamlit/web/server/starlette/starlette_server.py `_bind_socket`:
+  `sock = socket.socket(family=family, proto=socket.IPPROTO_TCP)`.
+- Keep a large class's disconnected sessions. Streamlit keeps at most 128
+  sessions whose websocket closed (MemorySessionStorage's maxsize, not a
+  config option), so when more than 128 learners drop at once (a class's
+  Wi-Fi, laptops closed for a break) the oldest lose their runs before
+  `server.disconnectedSessionTTL` has passed. The limit is raised to
+  DISCONNECTED_SESSIONS_KEPT; the time stays the config option's.
+
+tests/test_class_hosting.py runs a real `streamlit run` and fails if either
+stops holding (say, Streamlit moves its socket or its session storage).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import stat
+
+DISCONNECTED_SESSIONS_KEPT = 2_000  # a few classes' worth; a session in the store is about 0.2 MB
+SESSION_STORE_PATH = ("_session_mgr", "_session_storage", "_cache", "_maxsize")  # Streamlit 1.67's insides
+
+SESSION_LOST = ("The connection to the server broke, and the server this page came back to no longer had your "
+                "session (its process was restarted or stopped, or you were away longer than it keeps one): this "
+                "is a fresh start, and the run you had is gone.")
+
+_done_in_this_process = False
+_log = logging.getLogger(__name__)
+
+
+def hold_a_class() -> None:
+    """Once a process: TCP_NODELAY on the server's sockets, and room for a class's disconnected sessions."""
+    global _done_in_this_process
+    if _done_in_this_process:
+        return
+    _done_in_this_process = True
+    send_without_delay()
+    keep_disconnected_sessions(DISCONNECTED_SESSIONS_KEPT)
+
+
+def send_without_delay() -> int:
+    """TCP_NODELAY on this process's listening TCP sockets and the connections they accepted; how many."""
+    sockets = list(_tcp_sockets())
+    listening_ports = {sock.getsockname()[1] for sock in sockets if _is_listening(sock)}
+    changed = 0
+    for sock in sockets:
+        if sock.getsockname()[1] in listening_ports:  # the listener, and the connections accepted on its port
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            changed += 1
+        sock.close()  # a duplicate of the process's descriptor: the socket itself stays open
+    return changed
+
+
+def keep_disconnected_sessions(count: int) -> bool:
+    """Let Streamlit's session store hold `count` disconnected sessions; False (and a warning) if it cannot."""
+    from streamlit import runtime
+
+    if not runtime.exists():
+        return False
+    holder = runtime.get_instance()
+    for name in SESSION_STORE_PATH[:-1]:
+        holder = getattr(holder, name, None)
+    if not isinstance(getattr(holder, SESSION_STORE_PATH[-1], None), int | float):
+        _log.warning("Streamlit's session store has changed: the limit of 128 disconnected sessions stays")
+        return False
+    setattr(holder, SESSION_STORE_PATH[-1], max(getattr(holder, SESSION_STORE_PATH[-1]), count))
+    return True
+
+
+def came_back_without_its_session() -> bool:
+    """True when this tab reconnected asking for an earlier session that this process does not have.
+
+    Streamlit's browser client reconnects with the old session's id as the third entry of the websocket's
+    subprotocol header; a process that has that session resumes it (the page's state is still there), one
+    that has not starts a new, empty session without a word. The page says so instead.
+    """
+    import streamlit as st
+
+    entries = [entry.strip() for entry in (st.context.headers.get("Sec-WebSocket-Protocol") or "").split(",")]
+    return len(entries) >= 3 and bool(entries[2])
+
+
+def _tcp_sockets():
+    """A duplicate of each TCP socket this process holds (Linux and macOS list them in /dev/fd)."""
+    try:
+        descriptors = [int(name) for name in os.listdir("/dev/fd")]
+    except OSError:
+        return
+    for fd in descriptors:
+        try:
+            if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+                continue
+            sock = socket.socket(fileno=os.dup(fd))
+        except OSError:
+            continue  # closed meanwhile by another thread
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
+            yield sock
+        else:
+            sock.close()
+
+
+def _is_listening(sock: socket.socket) -> bool:
+    try:
+        return bool(sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN))
+    except OSError:
+        return False
