@@ -213,6 +213,8 @@ def open_link(link: Link) -> list[str]:
             problems.append(f"the run has no turn {link.turn} (it stops at turn {ss.run.turn}), so the latest "
                             "is shown")
     ss.tab = link.view
+    if len(getattr(ss.get("tree"), "branches", ())) > 1:
+        ss.change_the_past = True  # open: the branch picker is in it, and it says which branch is on screen
     return problems
 
 
