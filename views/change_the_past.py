@@ -277,7 +277,8 @@ def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> No
         tool = st.selectbox("Which tool", ["", *ss.run.tool_names], key="fault_tool",
                             format_func=lambda name: name or "every tool the reply calls")
     if st.button("Step with this fault", icon=":material/bolt:", key="fault_step"):
-        fault(kind, tool, model_for)  # what stops it is said in the notice above the view
+        if fault(kind, tool, model_for) is None:
+            st.rerun()  # the branch picker above was drawn before this turn: draw it as the branch now stands
 
 
 def hand_section(current: RunTree) -> None:
@@ -303,5 +304,7 @@ def hand_section(current: RunTree) -> None:
             problem = hand(stop_reason, form_blocks(thinking, text, calls))
         except ValueError as exc:  # a tool input that is not a JSON object
             problem = str(exc)
-        if problem and not run.done:  # a finished run's is said in the notice above the view
+        if problem is None:
+            st.rerun()  # the branch picker above was drawn before this turn: draw it as the branch now stands
+        if not run.done:  # a finished run's is said in the notice above the view
             st.error(problem, icon=":material/error:")
