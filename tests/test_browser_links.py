@@ -117,7 +117,10 @@ def test_the_page_loads_embedded(chromium, sandbox):
     page = open_page(chromium, f"{sandbox.url}/?model=script&script=three_tool_chain&embed=true")
     try:
         expect(page.get_by_test_id("stProgress")).to_contain_text("turn 0 of 40")
-        assert page.get_by_test_id("stSidebar").count() == 0  # embedded: Streamlit draws no sidebar
+        step(page)
+        url = settled_url(page, "actions=")
+        assert "embed=true" in url and "script=three_tool_chain" in url  # the page's own writes keep it embedded
+        expect(page.get_by_test_id("stToolbar")).to_have_count(0)  # embedded: no Deploy button or main menu
         no_exception_box(page)
     finally:
         page.context.close()
