@@ -392,8 +392,9 @@ def sandbox_main() -> None:
     change_the_past.panel(lambda: model_for_this_run(live))  # drawn only while open: views/change_the_past.py
     run = ss.run
     st.progress(min(run.turn / run.max_turns, 1.0), text=view.run_summary(run))
-    # Notices and the slider come and go; in fixed slots they never shift what is drawn below them, so the
-    # browser updates the graph in place instead of building it anew.
+    # Notices and the slider come and go; in a fixed slot they never shift what is drawn below them, so the
+    # browser updates the graph in place instead of building it anew. One slot for both: each block drawn is a
+    # message a Step sends, and the URL's update (page_link.write_query) is one more.
     with st.container():
         show_flash()
         outcome = show_outcome(run)
@@ -406,7 +407,6 @@ def sandbox_main() -> None:
                 st.rerun()  # draw the run as it now stands
         if settings_changed():
             st.info(SETTINGS_CHANGED_AFTER_END if run.done else SETTINGS_CHANGED_MID_RUN, icon=":material/tune:")
-    with st.container():
         turn = look_back(run)
     shown = view.snapshot(run, turn)
     picked = ss.get("tab") or VIEWS[0]
