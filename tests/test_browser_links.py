@@ -111,6 +111,20 @@ def test_a_branch_with_an_edit_and_a_fault_reopens_in_a_new_browser(sandbox_page
         again.context.close()
 
 
+def test_copy_link_shows_the_address_the_page_is_at(sandbox_page):
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    step(page)
+    url = settled_url(page, "actions=")
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Copy link").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_test_id("stCode")).to_be_visible(timeout=30_000)
+    assert dialog.get_by_test_id("stCode").inner_text().strip() == url
+    expect(dialog).to_contain_text("&embed=true")
+    no_exception_box(page)
+
+
 def test_the_page_loads_embedded(chromium, sandbox):
     from playwright.sync_api import expect
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
@@ -56,8 +56,8 @@ def replay(actions: list[list[Any]], do: dict[str, Action]) -> str | None:
 
 def full_url(query: dict[str, str]) -> str:
     """The page's address with `query`: what a person pastes into another browser."""
-    base = (st.context.url or "").split("?")[0].split("#")[0]
-    return f"{base}?{urlencode(query)}"
+    address = urlsplit(st.context.url or "")
+    return urlunsplit((address.scheme, address.netloc, address.path or "/", urlencode(query), ""))
 
 
 @st.dialog("A link to this screen", width="large")
