@@ -137,6 +137,24 @@ def test_a_replay_that_cannot_go_on_stops_there_and_says_so():
     assert "action 2 (edit result) could not be taken (main is the run as it happened" in texts(edit.warning)
 
 
+@pytest.mark.parametrize(("actions", "said"), [
+    ([["step"], ["fork", 1], ["edit_reply", "end_turn", [{"type": "tool_use", "name": 5, "input": 3}]]],
+     "action 3 (edit reply) could not be taken"),
+    ([["fork", 0], ["edit_reply", "end_turn", []]], "a fork before the first turn has no reply to edit"),
+    ([["hand", "tool_use", [{"type": "tool_use", "name": "add", "input": [1]}]]], "action 1 (hand) could not be"),
+    ([["hand", "end_turn", [{"type": "image"}]]], "action 1 (hand) could not be taken"),
+    ([["hand", "end_turn", [1]]], "the link's action 1 is not one this page knows"),
+    ([["fault", "nope", ""]], "no fault 'nope'"),
+    ([["fault", "tool_raises", "rm"]], "no tool 'rm' to break"),
+    ([["switch", "x"]], "there is no branch “x”"),
+    ([["fork", -1]], "the run on screen has no turn -1 to fork after"),
+    ([["step"], ["fork", 1], ["edit_result", 7, "x", True]], "turn 1 has no tool call 8"),
+])
+def test_a_stranger_s_actions_stop_the_replay_in_words(actions, said):
+    page = opened(to_query(Link(script="add_then_answer", actions=actions)))
+    assert len(page.warning) == 1 and said in texts(page.warning)
+
+
 def test_a_real_link_brings_back_its_settings_and_sends_nothing():
     page = opened(to_query(Link(model="Real", task="Say hi.", settings={"max_turns": 3}, actions=[["step"]])))
     assert page.session_state["model_choice"] == "Real" and page.session_state["task"] == "Say hi."
