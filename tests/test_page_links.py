@@ -159,7 +159,7 @@ def test_a_real_link_brings_back_its_settings_and_sends_nothing():
     page = opened(to_query(Link(model="Real", task="Say hi.", settings={"max_turns": 3}, actions=[["step"]])))
     assert page.session_state["model_choice"] == "Real" and page.session_state["task"] == "Say hi."
     assert page.session_state["max_turns"] == 3 and page.session_state["run"].turn == 0
-    assert "a link never calls a real model" in texts(page.warning)
+    assert "A link never calls one: its settings are back, and the run starts afresh" in texts(page.warning)
 
 
 def test_copy_link_shows_the_whole_link_and_how_to_embed(at):

@@ -39,6 +39,8 @@ SETTINGS_CHANGED_MID_RUN = ("The settings changed since this run started. Reset 
                             "carries on with the old ones.")
 SETTINGS_CHANGED_AFTER_END = ("The settings changed since this run finished. Step (or Run to end) starts a new run "
                               "with them.")
+REAL_LINK = ("This link was made with the real model. A link never calls one: its settings are back, and the run "
+             "starts afresh. Step sends the task to the model.")
 LIVE_PREVIEW_EVERY = 0.1  # seconds between redraws of the preview: a long reply arrives in many small events
 builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared by every session
 
@@ -131,9 +133,13 @@ def start_session() -> None:
     if not query:
         start_run()
         return
-    problems = open_link(from_query(query, list(builtin_scripts()), list(TOOLS)))
+    link = from_query(query, list(builtin_scripts()), list(TOOLS))
+    problems = open_link(link)
+    said = [REAL_LINK] if link.model == "Real" else []
     if problems:
-        ss.flash = ("warning", "Part of this link could not be used: " + "; ".join(problems) + ".")
+        said.append("Part of this link could not be used: " + "; ".join(problems) + ".")
+    if said:
+        ss.flash = ("warning", "  \n".join(said))
 
 
 # ---------------------------------------------------------------- links into any state (views/page_link.py)
@@ -193,10 +199,7 @@ def open_link(link: Link) -> list[str]:
             value = MAX_TOKENS_ON_PAGE
         ss[name] = value
     start_run()
-    if link.model == "Real":
-        problems.append("a link never calls a real model, so the run starts afresh with the link's settings: "
-                        "Step sends the task")
-    else:
+    if link.model != "Real":  # a link never calls a real model (REAL_LINK)
         problem = page_link.replay(link.actions, {
             "step": lambda: take_step(None), "run": lambda: take_step(None, to_the_end=True),
             "fork": change_the_past.fork, "switch": change_the_past.switch,
