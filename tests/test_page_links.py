@@ -43,6 +43,7 @@ def screen(at: AppTest) -> dict:
 def reopens_the_same_screen(at: AppTest) -> AppTest:
     again = opened(query_of(at))
     assert screen(again) == screen(at)
+    assert again.session_state["run"].messages == at.session_state["run"].messages  # to the last tool_use id
     assert not again.warning, texts(again.warning)  # a link the page wrote has nothing it cannot use
     return again
 
@@ -104,8 +105,11 @@ def test_a_branch_with_an_edit_and_a_fault(at):
 
 def test_a_reply_written_by_hand_and_an_edited_reply(at):
     open_panel(at, "Be the model")
+    be_the_model(at, "tool_use", call='{"a": 1, "b": 1}')
+    click(at, "Reset")  # a reply by hand in an earlier run does not change this run's ids
     be_the_model(at, "tool_use", call='{"a": 4, "b": 4}')
     be_the_model(at, "end_turn", text="Eight.")
+    reopens_the_same_screen(at)
     at.session_state["past_tab"] = "Fork and edit"
     fork_at(run(at), 1)
     blocks = next(t for t in at.text_area if t.key and t.key.startswith("edit_blocks_"))

@@ -73,6 +73,7 @@ def start_run() -> None:
     ss.toy = ToyModel()  # checks the run's requests as one conversation
     ss.run_model = ss.model_choice
     ss.look_back = 0
+    ss.pop("hand_model", None)  # ids written by hand count afresh in each run, as they do in a link's replay
     page_link.clear_log()
 
 
