@@ -37,6 +37,17 @@ def screen(page) -> dict:
             "branch": picker.input_value() if picker.count() else None}
 
 
+def same_screen(page, again) -> dict:
+    """Both screens, once the browser has drawn them alike (a graph is laid out after its run ends); then equal."""
+    for _ in range(40):
+        mine, theirs = screen(page), screen(again)
+        if mine == theirs:
+            return theirs
+        again.wait_for_timeout(500)
+    assert theirs == mine
+    return theirs
+
+
 def settled_url(page, holding: str) -> str:
     """The address once the page has written `holding` into it (it arrives just after the run ends)."""
     page.wait_for_function("text => window.location.href.includes(text)", arg=holding, timeout=30_000)
@@ -60,7 +71,7 @@ def test_a_script_at_a_turn_reopens_in_a_new_browser(sandbox_page, chromium):
     look_back(page, 2)
     again = reopened(chromium, page, "turn=2")
     try:
-        assert screen(again) == screen(page)
+        same_screen(page, again)
         assert "Turn 2" in screen(again)["shown"] and screen(again)["status"].startswith("turn 4 of 40")
         no_exception_box(again)
     finally:
@@ -79,7 +90,7 @@ def test_the_toy_with_a_typed_task_reopens_in_a_new_browser(sandbox_page, chromi
     pick_view(page, "Messages")
     again = reopened(chromium, page, "view=messages")
     try:
-        assert screen(again) == screen(page)
+        same_screen(page, again)
         assert "10 + 20" in screen(again)["shown"]
         assert again.get_by_role("textbox", name="Task").input_value() == "What is 2 + 3 and 10 + 20?"
         no_exception_box(again)
@@ -103,7 +114,7 @@ def test_a_branch_with_an_edit_and_a_fault_reopens_in_a_new_browser(sandbox_page
     url = settled_url(page, "actions=")
     again = open_page(chromium, url)
     try:
-        assert screen(again) == screen(page)
+        same_screen(page, again)
         assert screen(again)["branch"].startswith("branch 1")
         assert "six" in screen(again)["shown"] and "injected" in screen(again)["shown"]
         no_exception_box(again)
