@@ -37,6 +37,9 @@ def test_each_unusable_part_is_left_out_and_said_in_words():
         "max_turns “-3” is not a whole number above 0", "threads “yes” is neither true nor false",
         "the turn “two” is not a number", "the view “graph” is not one of run, loop, messages, export",
         "the link's colour is not read by this page"])
+    superscript = from_query({"turn": "¹", "max_turns": "²"}, SCRIPTS, TOOL_NAMES)  # digits to isdigit(), not int()
+    assert superscript.turn is None and superscript.problems == ["max_turns “²” is not a whole number above 0",
+                                                                 "the turn “¹” is not a number"]
 
 
 def packed(actions) -> str:
@@ -47,6 +50,7 @@ def test_actions_that_cannot_be_replayed_are_dropped_whole():
     for actions, said in ((["step"], "the link's action 1 is not one this page knows"),
                           ([["step"], ["fork", "1"]], "the link's action 2 is not one this page knows"),
                           ([["step"], ["rm", "-rf"]], "the link's action 2 is not one this page knows"),
+                          ([["step"], ["hand", "end_turn", [1]]], "the link's action 2 is not one this page knows"),
                           ([["step"]] * (MAX_ACTIONS + 1), f"at most {MAX_ACTIONS} are replayed"),
                           ({"step": 1}, "the link's actions could not be read")):
         link = from_query({"actions": packed(actions)}, SCRIPTS, TOOL_NAMES)

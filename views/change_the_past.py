@@ -12,6 +12,7 @@ of `agent.loop` (through the tree), never a loop of its own.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 import graphviz
@@ -36,6 +37,7 @@ from agent.page.branches_view import (
 from agent.page.html_cards import comparison_html
 from agent.page.safe_text import as_text
 from agent.tools import TOOLS
+from views import page_link
 
 ss = st.session_state
 MAX_HAND_CALLS = 4
@@ -83,7 +85,100 @@ def place_script(branch: Branch) -> None:
 
 def on_branch_picked(current: RunTree) -> None:
     """The person picked a branch: it goes on screen (a callback, so it runs before the page is drawn)."""
-    show_branch(current, ss.branch_pick)
+    switch(ss.branch_pick)
+
+
+# ---------------------------------------------------------------- the actions a link replays (views/page_link.py)
+# Each is what its button does, returns None when taken or the reason it was not, and logs itself when taken.
+
+
+def switch(name: str) -> str | None:
+    current = tree()
+    if name not in current.branches:
+        return f"there is no branch “{name}”"
+    show_branch(current, name)
+    page_link.log("switch", name)
+    return None
+
+
+def fork(turn: int) -> str | None:
+    current = tree()
+    if not 0 <= turn <= ss.run.turn:
+        return f"the run on screen has no turn {turn} to fork after"
+    branch = current.fork(turn)
+    k = branch.fork_turn  # the turn asked for, or the one before it when that one was refused
+    place_script(branch)
+    show_branch(current, branch.name)
+    ss.flash = ("info", f"Forked {branch.name} from {branch.parent} after turn {k}. "
+                        + (f"Edit turn {k} in the panel, or Step on." if k else "Step on."))
+    page_link.log("fork", turn)
+    return None
+
+
+def edit_reply(stop_reason: str, blocks: list) -> str | None:
+    current = tree()
+    logged = copy.deepcopy(blocks)
+    try:
+        current.edit_reply(stop_reason, blocks)
+    except (ValueError, BranchError) as exc:  # HandReplyError is a ValueError
+        return str(exc)
+    place_script(current.branch)
+    show_branch(current, current.branch.name)
+    page_link.log("edit_reply", stop_reason, logged)
+    return None
+
+
+def edit_result(position: int, content: str, is_error: bool) -> str | None:
+    current = tree()
+    try:
+        current.edit_tool_result(position, content, is_error)
+    except BranchError as exc:
+        return str(exc)
+    show_branch(current, current.branch.name)
+    page_link.log("edit_result", position, content, is_error)
+    return None
+
+
+def fault(kind: str, tool: str, model_for: Callable[[], Model | None]) -> str | None:
+    current = tree()
+    if ss.run.done:
+        ss.flash = ("info", f"The loop has finished ({as_text(ss.run.result)}): fork at an earlier turn to try a "
+                            "fault there.")
+        return ss.flash[1]
+    try:
+        injected = Fault(kind, tool)
+    except ValueError as exc:
+        return str(exc)
+    model = model_for()
+    if model is None:
+        return "there is no model to ask"
+    with st.spinner("Asking the model…"):
+        records = current.step(model, injected)
+    ss.look_back = ss.run.turn
+    if kind == "tool_raises" and not any(r.tool_runs for r in records):
+        ss.flash = ("info", "That reply called no tool, so none could break. The turn went on as it was.")
+    page_link.log("fault", kind, tool)
+    return None
+
+
+def hand(stop_reason: str, blocks: list) -> str | None:
+    run = ss.run
+    if (empty := view.empty_task_note(run)) is not None:  # a first request with no task: the API refuses it
+        ss.flash = ("warning", empty)
+        return empty
+    if run.done:
+        ss.flash = ("info", f"The loop has finished ({as_text(run.result)}). Reset or fork to write another reply.")
+        return ss.flash[1]
+    logged = copy.deepcopy(blocks)
+    model = ss.setdefault("hand_model", HandModel())
+    try:
+        model.give(stop_reason, blocks, run.tool_names, taken=tool_use_ids(run.messages))
+    except (HandReplyError, ValueError) as exc:
+        return str(exc)
+    tree().step(model)
+    ss.look_back = ss.run.turn
+    page_link.log("hand", stop_reason, logged)
+    return None
 
 
 def panel(model_for: Callable[[], Model | None]) -> None:
@@ -154,12 +249,7 @@ def fork_section(current: RunTree) -> None:
                "before the fork is sent again: Step carries the branch on from there, with the script's next "
                "reply, the real model, or yours.")
     if st.button(f"Fork here, after turn {turn}", icon=":material/call_split:", key="fork"):
-        branch = current.fork(turn)
-        k = branch.fork_turn  # the turn asked for, or the one before it when that one was refused
-        place_script(branch)
-        show_branch(current, branch.name)
-        ss.flash = ("info", f"Forked {branch.name} from {branch.parent} after turn {k}. "
-                            + (f"Edit turn {k} in the panel, or Step on." if k else "Step on."))
+        fork(turn)
         st.rerun()
     branch = current.branch
     if branch.parent is None or branch.stepped_on or branch.fork_turn == 0:
@@ -186,12 +276,12 @@ def edit_section(current: RunTree) -> None:
                          blocks_text(reply), height=160, key=f"edit_blocks_{key}")
     if st.button("Apply this reply", icon=":material/edit:", key=f"edit_apply_{key}"):
         try:
-            current.edit_reply(stop_reason, blocks_from_text(typed))
-        except (ValueError, BranchError) as exc:  # HandReplyError is a ValueError
-            st.error(str(exc), icon=":material/error:")
+            problem = edit_reply(stop_reason, blocks_from_text(typed))
+        except ValueError as exc:
+            problem = str(exc)
+        if problem:
+            st.error(problem, icon=":material/error:")
             return
-        place_script(branch)
-        show_branch(current, branch.name)
         st.rerun()  # fresh fields, and the tabs below show the turn as edited
     for position, tool_run in enumerate(record.tool_runs):
         content_at, error_at, save_at = st.columns([5, 1.4, 1.6], vertical_alignment="bottom")
@@ -199,12 +289,10 @@ def edit_section(current: RunTree) -> None:
                                         key=f"edit_result_{key}_{position}")
         is_error = error_at.checkbox("is_error", tool_run.is_error, key=f"edit_is_error_{key}_{position}")
         if save_at.button("Change it", key=f"edit_result_apply_{key}_{position}"):
-            try:
-                current.edit_tool_result(position, content, is_error)
-            except BranchError as exc:
-                st.error(str(exc), icon=":material/error:")
+            problem = edit_result(position, content, is_error)
+            if problem:
+                st.error(problem, icon=":material/error:")
                 return
-            show_branch(current, branch.name)
             st.rerun()
 
 
@@ -217,18 +305,8 @@ def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> No
         tool = st.selectbox("Which tool", ["", *ss.run.tool_names], key="fault_tool",
                             format_func=lambda name: name or "every tool the reply calls")
     if st.button("Step with this fault", icon=":material/bolt:", key="fault_step"):
-        if ss.run.done:
-            ss.flash = ("info", f"The loop has finished ({as_text(ss.run.result)}): fork at an earlier turn to try a "
-                                "fault there.")
-            return
-        model = model_for()
-        if model is None:
-            return
-        with st.spinner("Asking the model…"):
-            records = current.step(model, Fault(kind, tool))
-        ss.look_back = ss.run.turn
-        if kind == "tool_raises" and not any(r.tool_runs for r in records):
-            ss.flash = ("info", "That reply called no tool, so none could break. The turn went on as it was.")
+        if fault(kind, tool, model_for) is None:
+            st.rerun()  # the branch picker above was drawn before this turn: draw it as the branch now stands
 
 
 def hand_section(current: RunTree) -> None:
@@ -250,18 +328,11 @@ def hand_section(current: RunTree) -> None:
                                     placeholder=input_example(TOOLS[name].input_schema))
         calls.append((name, typed))
     if st.button("Send this reply", type="primary", icon=":material/send:", key="hand_send"):
-        if (empty := view.empty_task_note(run)) is not None:
-            ss.flash = ("warning", empty)
-            return
-        if run.done:
-            ss.flash = ("info", f"The loop has finished ({as_text(run.result)}). Reset or fork to write another reply.")
-            return
-        hand = ss.setdefault("hand_model", HandModel())
         try:
-            hand.give(stop_reason, form_blocks(thinking, text, calls), run.tool_names,
-                      taken=tool_use_ids(run.messages))
-        except (HandReplyError, ValueError) as exc:
-            st.error(str(exc), icon=":material/error:")
-            return
-        current.step(hand)
-        ss.look_back = ss.run.turn
+            problem = hand(stop_reason, form_blocks(thinking, text, calls))
+        except ValueError as exc:  # a tool input that is not a JSON object
+            problem = str(exc)
+        if problem is None:
+            st.rerun()  # the branch picker above was drawn before this turn: draw it as the branch now stands
+        if not ss.flash:  # a finished run's, or a missing task's, is said in the notice above the view
+            st.error(problem, icon=":material/error:")

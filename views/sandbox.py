@@ -19,6 +19,7 @@ from agent.fake import FakeModel
 from agent.loop import MAX_TOKENS, Model, RunState, reopen, run_to_end, step
 from agent.page import view
 from agent.page.keys import KEY_OF, KEYS_CAPTION, KEYS_JS
+from agent.page.links import Link, from_query
 from agent.page.safe_text import as_text, scrub
 from agent.real import DEFAULT_MODEL
 from agent.scripts import Script, ScriptError, parse_script_text
@@ -26,17 +27,20 @@ from agent.summary import clip
 from agent.tools import TOOLS
 from agent.toy import CAN_DO, EXAMPLE_TASKS, ToyModel
 from agent.untrusted import MAX_FILE_BYTES
-from views import change_the_past, serving
+from views import change_the_past, page_link, serving
 from views.run_tabs import VIEWS, api_key, export_view, loop_view, messages_view, run_view
 
 ss = st.session_state
 MODELS = {"Fake": "Script", "Toy": "Toy", "Real": "Real"}  # the Model switch: its values and what it says
 MAX_TURNS_ON_PAGE = 500  # the Turn limit field's maximum
+MAX_TOKENS_ON_PAGE = 128_000  # the max_tokens field's maximum
 LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest characters, not all of a huge one
 SETTINGS_CHANGED_MID_RUN = ("The settings changed since this run started. Reset starts a run with them; Step "
                             "carries on with the old ones.")
 SETTINGS_CHANGED_AFTER_END = ("The settings changed since this run finished. Step (or Run to end) starts a new run "
                               "with them.")
+REAL_LINK = ("This link was made with the real model. A link never calls one: its settings are back, and the run "
+             "starts afresh. Step sends the task to the model.")
 LIVE_PREVIEW_EVERY = 0.1  # seconds between redraws of the preview: a long reply arrives in many small events
 builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared by every session
 
@@ -69,6 +73,8 @@ def start_run() -> None:
     ss.toy = ToyModel()  # checks the run's requests as one conversation
     ss.run_model = ss.model_choice
     ss.look_back = 0
+    ss.pop("hand_model", None)  # ids written by hand count afresh in each run, as they do in a link's replay
+    page_link.clear_log()
 
 
 def untouched_run() -> bool:
@@ -133,7 +139,97 @@ def start_session() -> None:
         ss.flash = ("warning", serving.SESSION_LOST)
     ss.script, ss.model_choice, ss.max_tokens, ss.tab = view.REFERENCE_SCRIPT, "Fake", MAX_TOKENS, "Run"
     put_script_in_controls(scripts()[ss.script])
+    query = st.query_params.to_dict()
+    query = {k: v for k, v in query.items() if k.lower() not in ("embed", "embed_options")}
+    if not query:
+        start_run()
+        return
+    link = from_query(query, list(builtin_scripts()), list(TOOLS))
+    problems = open_link(link)
+    said = [REAL_LINK] if link.model == "Real" else []
+    if problems:
+        said.append("Part of this link could not be used: " + "; ".join(problems) + ".")
+    if said:
+        ss.flash = ("warning", "  \n".join(said))
+
+
+# ---------------------------------------------------------------- links into any state (views/page_link.py)
+
+
+def fresh_settings(model: str, script_name: str) -> dict[str, Any]:
+    """The settings a fresh page has for `model` (and, for a script, `script_name`): what a link leaves out."""
+    script = scripts().get(script_name if model == "Fake" else view.REFERENCE_SCRIPT) or scripts()[
+        view.REFERENCE_SCRIPT]
+    return {"task": script.task, "system": script.system,
+            "tools": list(TOOLS) if model == "Toy" else list(script.tools),
+            "max_turns": min(script.max_turns, MAX_TURNS_ON_PAGE), "max_tokens": MAX_TOKENS, "threads": False}
+
+
+def link_now() -> Link:
+    """The screen as a link: the run's model, script and settings, what was done to it, the turn and the view."""
+    run = ss.run
+    fresh = fresh_settings(ss.run_model, ss.script)
+    settings = {**view.settings_of(run)}
+    settings["tools"] = settings.pop("tool_names")
+    task = settings.pop("task")
+    return Link(model=ss.run_model, script=ss.script if ss.run_model == "Fake" else None,
+                task=task if task != fresh["task"] else None,
+                settings={name: value for name, value in settings.items() if value != fresh[name]},
+                actions=page_link.logged() if ss.run_model != "Real" else [],
+                turn=ss.look_back if ss.get("look_back", run.turn) < run.turn else None, view=ss.get("tab") or "Run")
+
+
+def link_notes(link: Link) -> list[str]:
+    """What the link of this screen cannot hold, in words."""
+    notes = []
+    if link.script and link.script not in builtin_scripts():
+        notes.append("The script was loaded from a file: a link names built-in scripts only, so it opens on the "
+                     "reference script.")
+    if link.model == "Real":
+        notes.append("A link never calls a real model: it brings back the settings, and the run starts afresh.")
+    return notes
+
+
+def open_link(link: Link) -> list[str]:
+    """Set the page as `link` says and replay its actions (never to a real model); the problems, in words."""
+    problems = list(link.problems)
+    if link.script:
+        ss.script = link.script
+        put_script_in_controls(scripts()[ss.script])
+    ss.model_choice = link.model
+    if link.model == "Toy":
+        ss.tools = list(TOOLS)
+    if link.task is not None:
+        ss.task = link.task
+    for name, value in link.settings.items():
+        if name == "max_turns" and value > MAX_TURNS_ON_PAGE:
+            problems.append(f"the turn limit {value:,} is above the page's {MAX_TURNS_ON_PAGE}, which is used")
+            value = MAX_TURNS_ON_PAGE
+        if name == "max_tokens" and value > MAX_TOKENS_ON_PAGE:
+            problems.append(f"max_tokens {value:,} is above the page's {MAX_TOKENS_ON_PAGE:,}, which is used")
+            value = MAX_TOKENS_ON_PAGE
+        ss[name] = value
     start_run()
+    if link.model != "Real":  # a link never calls a real model (REAL_LINK)
+        problem = page_link.replay(link.actions, {
+            "step": lambda: take_step(None), "run": lambda: take_step(None, to_the_end=True),
+            "fork": change_the_past.fork, "switch": change_the_past.switch,
+            "edit_reply": change_the_past.edit_reply, "edit_result": change_the_past.edit_result,
+            "fault": lambda kind, tool: change_the_past.fault(kind, tool, lambda: model_for_this_run(None)),
+            "hand": change_the_past.hand})
+        if problem:
+            problems.append(problem)
+    ss.flash = None  # what the replayed clicks said was for the person who clicked; the screen says the rest
+    if link.turn is not None:
+        if link.turn <= ss.run.turn:
+            ss.look_back = link.turn
+        else:
+            problems.append(f"the run has no turn {link.turn} (it stops at turn {ss.run.turn}), so the latest "
+                            "is shown")
+    ss.tab = link.view
+    if len(getattr(ss.get("tree"), "branches", ())) > 1:
+        ss.change_the_past = True  # open: the branch picker is in it, and it says which branch is on screen
+    return problems
 
 
 # ---------------------------------------------------------------- the model
@@ -185,7 +281,8 @@ def model_for_this_run(live: Any, send_anyway: bool = False) -> Model | None:
     return model
 
 
-def take_step(live: Any, to_the_end: bool = False, send_anyway: bool = False) -> None:
+def take_step(live: Any, to_the_end: bool = False, send_anyway: bool = False) -> str | None:
+    """Step (or Run to end): None when the loop stepped, else why not (also said in the notice)."""
     if ss.run.done and settings_changed():
         forked = len(ss.tree.branches) > 1 if ss.get("tree") is not None and ss.tree.branch.state is ss.run else False
         start_run()  # a finished run has nothing to carry on: a new task (or new settings) is a new run
@@ -193,14 +290,14 @@ def take_step(live: Any, to_the_end: bool = False, send_anyway: bool = False) ->
                             + (" (the old run's branches went with it)." if forked else "."))
     if (empty := view.empty_task_note(ss.run)) is not None:
         ss.flash = ("warning", empty)
-        return  # an empty first message is a request the API refuses: ask for the task instead
+        return empty  # an empty first message is a request the API refuses: ask for the task instead
     if ss.run.done:
         ss.flash = ("info", f"The loop has finished ({as_text(ss.run.result, api_key()[0])}). There is nothing left "
                             "to step: Reset starts it again, and a new task typed above starts with the next Step.")
-        return
+        return ss.flash[1]
     model = model_for_this_run(live, send_anyway)
     if model is None:
-        return
+        return "there is no model to ask"
 
     def go() -> None:
         if to_the_end:
@@ -214,6 +311,8 @@ def take_step(live: Any, to_the_end: bool = False, send_anyway: bool = False) ->
         with st.spinner("Running to the end…" if to_the_end else "Asking the model…"):
             go()
     ss.look_back = ss.run.turn
+    page_link.log("run" if to_the_end else "step")
+    return None
 
 
 # ---------------------------------------------------------------- the sidebar: model, script, agent settings
@@ -238,7 +337,7 @@ def sidebar() -> None:
         st.number_input("Turn limit", min_value=1, max_value=MAX_TURNS_ON_PAGE, step=1, key="max_turns")
         if ss.model_choice == "Fake" and (note := view.turn_limit_note(scripts()[ss.script], int(ss.max_turns))):
             st.warning(note, icon=":material/warning:")
-        st.number_input("max_tokens", min_value=1, max_value=128_000, step=256, key="max_tokens",
+        st.number_input("max_tokens", min_value=1, max_value=MAX_TOKENS_ON_PAGE, step=256, key="max_tokens",
                         help="The most tokens one reply may have.")
         if ss.model_choice == "Fake":
             st.caption("A script's replies are written in advance: max_tokens goes out with each request but "
@@ -246,6 +345,10 @@ def sidebar() -> None:
         st.text_area("System prompt", key="system", height=90)
         st.toggle("Message threads", key="threads", help="Each turn sends only the new messages; the model "
                   "holds the conversation. The FakeModel and the Real model hold threads; the Toy gets it all.")
+        if st.button("Copy link", icon=":material/link:", key="copy_link",
+                     help="A link that opens this screen: the run replayed to this turn, in this view."):
+            link = link_now()
+            page_link.copy_link_dialog(link, link_notes(link))
 
 
 def script_settings() -> None:
@@ -312,8 +415,9 @@ def sandbox_main() -> None:
     change_the_past.panel(lambda: model_for_this_run(live))  # drawn only while open: views/change_the_past.py
     run = ss.run
     st.progress(min(run.turn / run.max_turns, 1.0), text=view.run_summary(run))
-    # Notices and the slider come and go; in fixed slots they never shift what is drawn below them, so the
-    # browser updates the graph in place instead of building it anew.
+    # Notices and the slider come and go; in a fixed slot they never shift what is drawn below them, so the
+    # browser updates the graph in place instead of building it anew. One slot for both: each block drawn is a
+    # message a Step sends, and the URL's update (page_link.write_query) is one more.
     with st.container():
         show_flash()
         outcome = show_outcome(run)
@@ -326,7 +430,6 @@ def sandbox_main() -> None:
                 st.rerun()  # draw the run as it now stands
         if settings_changed():
             st.info(SETTINGS_CHANGED_AFTER_END if run.done else SETTINGS_CHANGED_MID_RUN, icon=":material/tune:")
-    with st.container():
         turn = look_back(run)
     shown = view.snapshot(run, turn)
     picked = ss.get("tab") or VIEWS[0]
@@ -339,6 +442,7 @@ def sandbox_main() -> None:
             messages_view(shown, turn)
         else:
             export_view(run)
+    page_link.write_query(link_now())  # after the run's every change: the URL opens this screen
 
 
 def show_flash() -> None:

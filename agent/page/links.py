@@ -35,10 +35,10 @@ ACTIONS: dict[str, tuple[type, ...]] = {
     "run": (),
     "fork": (int,),  # after turn k of the branch on screen
     "switch": (str,),  # to a branch, by name
-    "edit_reply": (str, list),  # stop_reason, the blocks as the edit form gives them
+    "edit_reply": (str, list),  # stop_reason, the blocks (JSON objects) as the edit form gives them
     "edit_result": (int, str, bool),  # call position, content, is_error
     "fault": (str, str),  # kind, tool ("" for every tool)
-    "hand": (str, list),  # stop_reason, the blocks as the hand form gives them
+    "hand": (str, list),  # stop_reason, the blocks (JSON objects) as the hand form gives them
 }
 SETTINGS = {"tools": list, "max_turns": int, "max_tokens": int, "system": str, "threads": bool}
 
@@ -113,7 +113,7 @@ def from_query(query: Mapping[str, Any], scripts: list[str], tools: list[str]) -
         link.actions = _actions(params.pop("actions"), link.problems)
     if "turn" in params:
         turn = params.pop("turn")
-        if turn.isdigit():
+        if turn.isascii() and turn.isdigit():  # not "¹": a digit to Python, not to int()
             link.turn = int(turn)
         else:
             link.problems.append(f"the turn “{turn}” is not a number")
@@ -152,7 +152,7 @@ def _setting(name: str, kind: type, value: str, tools: list[str], problems: list
             problems.append(f"no tool called {', '.join(unknown)}")
         return [t for t in names if t in tools]
     if kind is int:
-        if value.isdigit() and 0 < int(value) <= 1_000_000:
+        if value.isascii() and value.isdigit() and 0 < int(value) <= 1_000_000:
             return int(value)
         problems.append(f"{name} “{value}” is not a whole number above 0")
         return None
@@ -179,7 +179,8 @@ def _actions(packed: str, problems: list[str]) -> list[list[Any]]:
     for number, action in enumerate(actions, 1):
         if not (isinstance(action, list) and action and action[0] in ACTIONS
                 and len(action) == len(ACTIONS[action[0]]) + 1
-                and all(type(arg) is kind for arg, kind in zip(action[1:], ACTIONS[action[0]], strict=True))):
+                and all(type(arg) is kind for arg, kind in zip(action[1:], ACTIONS[action[0]], strict=True))
+                and all(isinstance(block, dict) for arg in action[1:] if type(arg) is list for block in arg)):
             problems.append(f"the link's action {number} is not one this page knows, so the run starts afresh")
             return []
     return actions

@@ -1,0 +1,151 @@
+"""Links into any state in Chromium: the address a screen leaves in the browser opens that screen elsewhere.
+
+Each test acts in one browser context, reads `page.url`, opens it in a NEW browser context (a new Streamlit
+session: nothing shared but the address) and compares the two screens: the status line, the view's text
+(the graph, the console, the turn's request and reply), the branch picked and the view picked.
+"""
+
+from browser_support import open_page
+from test_browser import chromium, no_exception_box, sandbox, sandbox_page, step, wait_for_idle
+from test_browser_change import choose, click, open_panel
+
+FIXTURES = (chromium, sandbox, sandbox_page)  # pytest finds test_browser.py's by these names
+
+
+def look_back(page, turn: int) -> None:
+    """Move the Look back slider to `turn` with the keyboard."""
+    from playwright.sync_api import expect
+
+    slider = page.get_by_test_id("stSlider").locator("input[type=range]")
+    while (now := int(slider.input_value())) != turn:
+        slider.press("ArrowLeft" if now > turn else "ArrowRight")
+        expect(page.get_by_test_id("stSliderThumbValue")).not_to_have_text(str(now))
+        wait_for_idle(page)
+
+
+def pick_view(page, name: str) -> None:
+    page.get_by_test_id("stMain").get_by_role("radio", name=name, exact=True).click()
+    wait_for_idle(page)
+
+
+def screen(page) -> dict:
+    """What a person sees of the run."""
+    picker = page.get_by_role("combobox", name="Branch on screen")
+    return {"status": page.get_by_test_id("stProgress").inner_text(),
+            "view": page.get_by_test_id("stMain").get_by_role("radio", checked=True).inner_text(),
+            "shown": page.locator(".st-key-view_area").inner_text(),
+            "branch": picker.input_value() if picker.count() else None}
+
+
+def same_screen(page, again) -> dict:
+    """Both screens, once the browser has drawn them alike (a graph is laid out after its run ends); then equal."""
+    for _ in range(40):
+        mine, theirs = screen(page), screen(again)
+        if mine == theirs:
+            return theirs
+        again.wait_for_timeout(500)
+    assert theirs == mine
+    return theirs
+
+
+def settled_url(page, holding: str) -> str:
+    """The address once the page has written `holding` into it (it arrives just after the run ends)."""
+    page.wait_for_function("text => window.location.href.includes(text)", arg=holding, timeout=30_000)
+    wait_for_idle(page)
+    return page.url
+
+
+def reopened(chromium, page, holding: str):
+    """The page's address opened in a new browser context, once its screen has settled."""
+    url = settled_url(page, holding)
+    again = open_page(chromium, url)
+    again.wait_for_function("text => window.location.href.includes(text)", arg=holding, timeout=30_000)
+    wait_for_idle(again)
+    return again
+
+
+def test_a_script_at_a_turn_reopens_in_a_new_browser(sandbox_page, chromium):
+    page = sandbox_page
+    choose(page, "Script", "A chain of three tools over three turns")
+    click(page, "Run to end")
+    look_back(page, 2)
+    again = reopened(chromium, page, "turn=2")
+    try:
+        same_screen(page, again)
+        assert "Turn 2" in screen(again)["shown"] and screen(again)["status"].startswith("turn 4 of 40")
+        no_exception_box(again)
+    finally:
+        again.context.close()
+
+
+def test_the_toy_with_a_typed_task_reopens_in_a_new_browser(sandbox_page, chromium):
+    page = sandbox_page
+    page.get_by_test_id("stSidebar").get_by_text("Toy", exact=True).click()
+    wait_for_idle(page)
+    task = page.get_by_role("textbox", name="Task")
+    task.fill("What is 2 + 3 and 10 + 20?")
+    task.press("Control+Enter")
+    wait_for_idle(page)
+    step(page)
+    pick_view(page, "Messages")
+    again = reopened(chromium, page, "view=messages")
+    try:
+        same_screen(page, again)
+        assert "10 + 20" in screen(again)["shown"]
+        assert again.get_by_role("textbox", name="Task").input_value() == "What is 2 + 3 and 10 + 20?"
+        no_exception_box(again)
+    finally:
+        again.context.close()
+
+
+def test_a_branch_with_an_edit_and_a_fault_reopens_in_a_new_browser(sandbox_page, chromium):
+    page = sandbox_page
+    step(page)
+    open_panel(page, "Fork and edit")
+    click(page, "Fork here, after turn 1")
+    page.get_by_role("textbox", name="Result of add (call 1)").fill("six")
+    page.get_by_role("textbox", name="Result of add (call 1)").press("Enter")
+    wait_for_idle(page)
+    click(page, "Change it")
+    page.get_by_role("tab", name="Inject a fault").click()
+    wait_for_idle(page)
+    choose(page, "What goes wrong", "the service answers 529 overloaded, then the retry")
+    click(page, "Step with this fault")
+    url = settled_url(page, "actions=")
+    again = open_page(chromium, url)
+    try:
+        same_screen(page, again)
+        assert screen(again)["branch"].startswith("branch 1")
+        assert "six" in screen(again)["shown"] and "injected" in screen(again)["shown"]
+        no_exception_box(again)
+    finally:
+        again.context.close()
+
+
+def test_copy_link_shows_the_address_the_page_is_at(sandbox_page):
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    step(page)
+    url = settled_url(page, "actions=")
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Copy link").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_test_id("stCode")).to_be_visible(timeout=30_000)
+    assert dialog.get_by_test_id("stCode").inner_text().strip() == url
+    expect(dialog).to_contain_text("&embed=true")
+    no_exception_box(page)
+
+
+def test_the_page_loads_embedded(chromium, sandbox):
+    from playwright.sync_api import expect
+
+    page = open_page(chromium, f"{sandbox.url}/?model=script&script=three_tool_chain&embed=true")
+    try:
+        expect(page.get_by_test_id("stProgress")).to_contain_text("turn 0 of 40")
+        step(page)
+        url = settled_url(page, "actions=")
+        assert "embed=true" in url and "script=three_tool_chain" in url  # the page's own writes keep it embedded
+        expect(page.get_by_test_id("stToolbar")).to_have_count(0)  # embedded: no Deploy button or main menu
+        no_exception_box(page)
+    finally:
+        page.context.close()

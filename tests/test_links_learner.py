@@ -1,0 +1,52 @@
+"""A learner's random clicks, and after each, the URL the page wrote opened in a new session: the same run.
+
+The learner is `tests/learner_machine.py`'s state machine; this adds one invariant. A script and the toy answer
+the same way every time, so the reopened run holds the very same messages, on the same branch, at the same
+turn, in the same view. A script loaded from a file cannot travel in a link (the Copy link dialog says so),
+so the check waits while one is in use.
+"""
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import invariant
+from learner_machine import LearnerOnThePage
+from page_support import ROOT, run, status
+from streamlit.testing.v1 import AppTest
+
+from agent.page.view import builtin_scripts
+
+
+class LearnerWithLinks(LearnerOnThePage):
+    @invariant()
+    def the_url_reopens_the_same_run(self) -> None:
+        if self.at is None or self.ss["script"] not in builtin_scripts():
+            return
+        again = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=60)
+        for key, value in self.at.query_params.items():
+            again.query_params[key] = value[-1] if isinstance(value, list) else value
+        again = run(again)
+        mine, theirs = self.ss["run"], again.session_state["run"]
+        said = f"after {self.actions}, the link {dict(self.at.query_params)}"
+        assert theirs.messages == mine.messages, said
+        assert (theirs.turn, theirs.done, theirs.result) == (mine.turn, mine.done, mine.result), said
+        assert status(again) == status(self.at), said
+        assert again.session_state["tab"] == self.ss["tab"], said
+        assert again.session_state["look_back"] == self.ss["look_back"], said
+        tree = self.ss["tree"] if "tree" in self.ss else None
+        if tree is not None and tree.branch.state is mine:
+            assert again.session_state["tree"].current == tree.current, said
+        # the same notices (a run's own ending, say), and no notice about the link
+        assert [w.value for w in again.warning] == [w.value for w in self.at.warning], said
+
+
+LearnerWithLinks.TestCase.settings = settings(
+    max_examples=4, stateful_step_count=10, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+@pytest.fixture(autouse=True)
+def no_key(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+
+
+TestLearnerWithLinks = LearnerWithLinks.TestCase
