@@ -60,8 +60,6 @@ def message_problems(messages: list[Any], i: int, mode: str, version: str) -> tu
     if not content and not (final_assistant and mode == "real-api"):
         problems.append(f"messages.{i}: all messages must have non-empty content except for the optional "
                         "final assistant message")
-    if isinstance(content, str) and content and not content.strip():
-        problems.append("messages: text content blocks must contain non-whitespace text")
     for j, block in enumerate(_blocks(content)):
         if not isinstance(block, dict):
             continue

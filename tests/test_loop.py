@@ -3,6 +3,7 @@
 import pytest
 
 from agent.loop import RunState, console_lines, reopen, run_agent, run_to_end, step
+from agent.tools import TOOLS
 from helpers import fake_run, reply, text, thinking, tool_use
 
 
@@ -199,6 +200,13 @@ def test_a_refused_run_can_be_reopened_and_the_turn_sent_again():
 
 @pytest.mark.parametrize("error, retried", [
     ({"status_code": 200, "type": "overloaded_error"}, True),
+    ({"status_code": 200, "type": "api_error"}, True),  # said mid-stream: the SDK retries these three
+    ({"status_code": 200, "type": "rate_limit_error"}, True),
+    ({"status_code": 500}, True),
+    ({"status_code": 502}, True),
+    ({"status_code": 409}, True),
+    ({"status_code": 429}, True),
+    ({"status_code": 499}, False),
     ({"status_code": 200, "type": "invalid_request_error"}, False),
     ({"status_code": 404, "retryable": True}, True),
     ({"status_code": 503, "retryable": False}, False),
@@ -219,3 +227,24 @@ def test_run_to_end_retries_what_the_sdk_would(error, retried):
     state, model = RunState("hi"), Failing()
     result = run_to_end(state, model)
     assert (result == "ok") is retried and (model.calls == 2) is retried
+
+
+def test_run_agent_with_no_tools_gives_the_model_none():
+    class Recording:
+        """The FakeModel, keeping what each request sent."""
+
+        def __init__(self, model):
+            self.model, self.sent = model, []
+
+        def create(self, messages, **kwargs):
+            self.sent.append((list(messages), kwargs.get("tools")))
+            return self.model.create(messages, **kwargs)
+
+    _, fake = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("I have no tools.")))
+    model = Recording(fake)
+    assert run_agent("What is 2 + 3?", model, tool_names=[]) == "I have no tools."
+    assert [tools for _, tools in model.sent] == [[], []]
+    assert model.sent[1][0][-1]["content"][0]["content"] == "error: add is not available to this agent (its tools: none)"
+    every = Recording(fake_run(reply("end_turn", text("5")))[1])
+    assert run_agent("What is 2 + 3?", every) == "5"
+    assert [tool["name"] for tool in every.sent[0][1]] == list(TOOLS)  # no tool_names: every tool

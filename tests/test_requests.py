@@ -209,3 +209,91 @@ class TestBody:
 
     def test_not_an_object(self):
         assert check_body("hello") == ["body: a request is a JSON object with a messages list"]
+
+
+# Rules each of which a small change to the code once broke unseen (bench/mutation.py found them).
+
+def test_a_dict_sent_as_messages_is_refused_as_not_a_list():
+    assert check_messages(user("hi")) == ["messages: Input should be a valid list"]
+    assert check_body({"model": "m", "max_tokens": 10, "messages": user("hi")}) == [
+        "messages: Input should be a valid list"]
+
+
+@pytest.mark.parametrize("tool_id", ["toolu-1", "toolu_01-abc", "A9_z"])
+def test_a_tool_id_may_hold_letters_digits_underscores_and_hyphens(tool_id):
+    assert check_messages([user("hi"), assistant([call(tool_id)]), user([result(tool_id)])]) == []
+
+
+def test_real_api_mode_still_refuses_an_empty_final_user_message():
+    for empty in ("", []):
+        assert check_messages([user("hi"), assistant("Hello"), user(empty)], "real-api") == [
+            "messages.2: all messages must have non-empty content except for the optional final assistant message"]
+
+
+def test_citations_are_refused_on_the_users_text_only_and_only_by_the_new_version():
+    cited = {**text("As the report says."), "citations": [{"type": "char_location", "cited_text": "x",
+                                                           "document_index": 0, "document_title": None, "start_char_index": 0,
+                                                           "end_char_index": 1}]}
+    assert check_messages([user("hi"), assistant([cited]), user("go on")]) == []
+    assert check_messages([user([cited])]) == [
+        "messages.0.content.0.text.citations: citations on a `text` block in a `user` message are not accepted "
+        "by API version 2026-10-21"]
+    assert check_messages([user([cited])], version="2023-06-01") == []
+
+
+def test_a_document_in_an_assistant_message_is_refused_by_the_new_version_only():
+    document = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "notes"}}
+    messages = [user("hi"), assistant([document]), user("go on")]
+    assert check_messages(messages) == [
+        "messages.1.content.0: a `document` block in an `assistant` message is not accepted by API version "
+        "2026-10-21"]
+    assert check_messages(messages, version="2023-06-01") == []
+    assert check_messages([user([document])]) == []
+
+
+def test_an_unanswered_call_is_listed_among_the_reasons_when_the_roles_also_fail_to_alternate():
+    problems = check_messages([user("hi"), assistant([call("toolu_a")]), assistant("done"), user("ok")], "lesson")
+    assert problems == [
+        'messages: roles must alternate between "user" and "assistant", but found multiple "assistant" roles '
+        "in a row",
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each "
+        "`tool_use` block must have a corresponding `tool_result` block in the next message."]
+
+
+def test_one_of_two_calls_unanswered_gives_that_reason_alone():
+    problems = check_messages([user("hi"), assistant([call("toolu_a"), call("toolu_b")]),
+                               user([result("toolu_a"), text("and b?")])])
+    assert problems == [
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_b. Each "
+        "`tool_use` block must have a corresponding `tool_result` block in the next message."]
+
+
+def test_a_prefill_may_start_with_whitespace_but_not_end_with_it():
+    assert check_messages([user("hi"), assistant("  The answer is")], "real-api") == []
+    assert check_messages([user("hi"), assistant([text("\nThe answer is\n")])], "real-api") == [
+        "messages: final assistant content cannot end with trailing whitespace"]
+
+
+def test_a_whitespace_only_message_is_named_once():
+    assert check_messages([user(" \n ")]) == ["messages: text content blocks must contain non-whitespace text"]
+
+
+def test_after_a_refused_request_the_next_one_is_checked_whole_again():
+    checker, messages = RequestChecker(), [user("go")]
+    assert checker.check(messages) == []
+    messages += [assistant([call("toolu_1")]), user([result("toolu_9")])]
+    refused = ["messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. Each "
+               "`tool_result` block must have a corresponding `tool_use` block in the previous message.",
+               "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each "
+               "`tool_use` block must have a corresponding `tool_result` block in the next message."]
+    assert checker.check(messages) == refused
+    messages += [assistant("What now?"), user("Nothing.")]  # the bad message stays: still refused
+    assert checker.check(messages) == refused == check_messages(messages)
+
+
+def test_a_user_message_holding_a_tool_use_block_is_checked_again_without_a_false_duplicate():
+    # The API takes a tool_use block in a user message (its schema allows it); the last turn is checked twice.
+    checker, messages = RequestChecker(), [user([text("I called:"), call("toolu_u")])]
+    assert checker.check(messages) == []
+    messages += [assistant("Noted."), user("Go on.")]
+    assert checker.check(messages) == [] == check_messages(messages)

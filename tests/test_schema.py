@@ -210,6 +210,13 @@ def test_with_thinking_on_the_last_assistant_turn_of_a_tool_loop_must_start_with
     assert check_body(body(dropped), "real-api") == []  # thinking off: earlier thinking may be left out
 
 
+def test_with_thinking_on_a_redacted_thinking_block_may_lead_the_last_assistant_turn():
+    redacted = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr"}
+    thinking_on = {"type": "enabled", "budget_tokens": 1024}
+    assert check_body(body(turn(redacted, call()), thinking=thinking_on), "real-api") == []
+    assert check_body(body(turn(thought(), call()), thinking=thinking_on), "real-api") == []
+
+
 def test_with_thinking_off_a_prefill_may_not_hold_thinking():
     prefill = [USER, {"role": "assistant", "content": [thought(), {"type": "text", "text": "So"}]}]
     assert check_body(body(prefill), "real-api") == [
