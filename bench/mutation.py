@@ -135,13 +135,15 @@ def survivors(workdir: Path, module: str, names: list[str], equivalents: list[di
 
 def line_of(source: list[str], function: str, removed: list[str]) -> int | None:
     """The changed line's number in the module: the first line equal to it after the function's `def`."""
-    start = next((i for i, line in enumerate(source) if re.match(rf"\s*(async )?def {re.escape(function.rpartition('.')[2])}\(", line)), 0)
+    define = re.compile(rf"\s*(async )?def {re.escape(function.rpartition('.')[2])}\(")
+    start = next((i for i, line in enumerate(source) if define.match(line)), 0)
     if not removed:
         return start + 1
     return next((i + 1 for i in range(start, len(source)) if source[i].strip() == removed[0]), None)
 
 
-def run_module(config: dict, module: str, args: argparse.Namespace, workdir: Path) -> tuple[dict[str, str], list[Survivor]]:
+def run_module(config: dict, module: str, args: argparse.Namespace,
+               workdir: Path) -> tuple[dict[str, str], list[Survivor]]:
     prepare(workdir, module, config["modules"][module])
     names: list[str] = []
     if args.sample:

@@ -244,7 +244,8 @@ def test_run_agent_with_no_tools_gives_the_model_none():
     model = Recording(fake)
     assert run_agent("What is 2 + 3?", model, tool_names=[]) == "I have no tools."
     assert [tools for _, tools in model.sent] == [[], []]
-    assert model.sent[1][0][-1]["content"][0]["content"] == "error: add is not available to this agent (its tools: none)"
+    assert model.sent[1][0][-1]["content"][0]["content"] == \
+        "error: add is not available to this agent (its tools: none)"
     every = Recording(fake_run(reply("end_turn", text("5")))[1])
     assert run_agent("What is 2 + 3?", every) == "5"
     assert [tool["name"] for tool in every.sent[0][1]] == list(TOOLS)  # no tool_names: every tool

@@ -231,9 +231,9 @@ def test_real_api_mode_still_refuses_an_empty_final_user_message():
 
 
 def test_citations_are_refused_on_the_users_text_only_and_only_by_the_new_version():
-    cited = {**text("As the report says."), "citations": [{"type": "char_location", "cited_text": "x",
-                                                           "document_index": 0, "document_title": None, "start_char_index": 0,
-                                                           "end_char_index": 1}]}
+    where = {"type": "char_location", "cited_text": "x", "document_index": 0, "document_title": None,
+             "start_char_index": 0, "end_char_index": 1}
+    cited = {**text("As the report says."), "citations": [where]}
     assert check_messages([user("hi"), assistant([cited]), user("go on")]) == []
     assert check_messages([user([cited])]) == [
         "messages.0.content.0.text.citations: citations on a `text` block in a `user` message are not accepted "
