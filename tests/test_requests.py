@@ -281,13 +281,13 @@ def test_a_whitespace_only_message_is_named_once():
 def test_after_a_refused_request_the_next_one_is_checked_whole_again():
     checker, messages = RequestChecker(), [user("go")]
     assert checker.check(messages) == []
-    messages += [assistant([call("toolu_1")]), user([result("toolu_9")])]
+    messages += [assistant([call("toolu_1")]), user([result("toolu_9")]), assistant("What now?"), user("Wait.")]
     refused = ["messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. Each "
                "`tool_result` block must have a corresponding `tool_use` block in the previous message.",
                "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each "
                "`tool_use` block must have a corresponding `tool_result` block in the next message."]
     assert checker.check(messages) == refused
-    messages += [assistant("What now?"), user("Nothing.")]  # the bad message stays: still refused
+    messages += [assistant("Still here."), user("Nothing.")]  # the bad message stays: still refused
     assert checker.check(messages) == refused == check_messages(messages)
 
 
