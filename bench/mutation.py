@@ -152,7 +152,7 @@ def run_module(config: dict, module: str, args: argparse.Namespace,
         names = sorted(random.Random(f"{args.seed}:{module}").sample(everything, min(args.sample, len(everything))))
     done = mutmut(workdir, ["-m", "mutmut", "run", "--max-children", str(args.max_children), *names],
                   capture_output=True)
-    if not (workdir / "mutants" / f"{module}.meta").exists() or "Failed to run clean test" in done.stdout:
+    if done.returncode or not (workdir / "mutants" / f"{module}.meta").exists():
         sys.stdout.write(done.stdout[-4000:] + done.stderr[-4000:])
         raise SystemExit(f"mutmut could not run {module} (output above)")
     status = results(workdir, module)

@@ -297,3 +297,20 @@ def test_a_user_message_holding_a_tool_use_block_is_checked_again_without_a_fals
     assert checker.check(messages) == []
     messages += [assistant("Noted."), user("Go on.")]
     assert checker.check(messages) == [] == check_messages(messages)
+
+
+def test_a_block_that_is_not_an_object_does_not_hide_the_problems_of_the_blocks_after_it():
+    assert check_messages([user([42, text("")])]) == ["messages.0.content.0: Input should be a valid dictionary",
+                                                     "messages: text content blocks must be non-empty"]
+
+
+def test_a_later_result_does_not_count_as_leading():
+    problems = check_messages([user("hi"), assistant([call("toolu_a"), call("toolu_b")]),
+                               user([result("toolu_a"), text("and:"), result("toolu_b")])])
+    assert problems == [
+        "messages.2: Did not find 2 `tool_result` block(s) at the beginning of this message. Messages following "
+        "`tool_use` blocks must begin with a matching number of `tool_result` blocks."]
+
+
+def test_a_tool_use_block_in_a_user_message_asks_the_assistant_for_nothing():
+    assert check_messages([user([text("I ran:"), call("toolu_u")]), assistant("Noted."), user("Go on.")]) == []
