@@ -3,7 +3,7 @@
 mutmut 3 (the `[mutation]` extra) makes the changes: a comparison flipped, a
 value dropped, a string changed, a call's argument removed. Each module runs in
 its own scratch copy of the project (`agent/`, `tests/`, `scripts/`,
-`examples/`), against only the tests that exercise it (`bench/mutation.toml`
+`examples/` and the page), against only the tests that exercise it (`bench/mutation.toml`
 names them per module; mutmut then runs, for each mutant, just the tests that
 reached the changed function, stopping at the first failure). A mutant that no
 test refuses is a survivor; those `bench/mutation.toml` lists as equivalent
@@ -39,7 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = Path(__file__).resolve().with_suffix(".toml")
-COPIED = ("agent", "tests", "scripts", "examples")
+COPIED = ("agent", "tests", "scripts", "examples", "views", "sandbox_app.py", ".streamlit")  # a test or two opens the page
 KILLED = {"killed", "timeout", "caught by type check"}
 
 # Run inside a scratch copy with mutmut's config in place: the two things the command line does not offer.
@@ -82,15 +82,18 @@ def prepare(workdir: Path, module: str, tests: list[str]) -> None:
     """A scratch copy of the project whose mutmut config mutates `module` and runs `tests`."""
     workdir.mkdir(parents=True, exist_ok=True)
     for name in COPIED:
-        shutil.copytree(ROOT / name, workdir / name, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+        if (ROOT / name).is_file():
+            shutil.copy2(ROOT / name, workdir / name)
+        elif (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, workdir / name, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
     project = (ROOT / "pyproject.toml").read_text()
     project = re.sub(r"\n\[tool\.mutmut\]\n.*?(?=\n\[|\Z)", "", project, flags=re.S)
     project += (
         "\n[tool.mutmut]\n"
         'source_paths = ["agent/"]\n'
         f"only_mutate = {json.dumps([module])}\n"
-        'also_copy = ["examples/", "scripts/"]\n'
+        'also_copy = ["examples/", "scripts/", "views/", "sandbox_app.py", ".streamlit/"]\n'
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-W", "ignore"]\n'
     )
