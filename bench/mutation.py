@@ -17,7 +17,8 @@ A timeout counts as killed (the tests noticed: the run never ended).
     python bench/mutation.py                          # every module (slow: tens of minutes on two cores)
     python bench/mutation.py --module rules --module requests
     python bench/mutation.py --sample 40 --seed 1     # 40 mutants drawn at random from each module
-    python bench/mutation.py --module loop --workdir /tmp/mut-loop   # keep the copy: a rerun redoes only what changed
+    python bench/mutation.py --module loop --workdir /tmp/mut-loop   # keep the copy
+    python bench/mutation.py --module loop --workdir /tmp/mut-loop --again   # after adding tests: the survivors only
 
 It needs mutmut (`pip install -e ".[mutation]"`) and uses a little of its inside
 (mutant generation and diffs), so the extra pins mutmut's minor version.
@@ -39,7 +40,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = Path(__file__).resolve().with_suffix(".toml")
-COPIED = ("agent", "tests", "scripts", "examples", "views", "sandbox_app.py", ".streamlit")  # a test or two opens the page
+# The project as the tests need it (a test or two opens the page).
+COPIED = ("agent", "tests", "scripts", "examples", "views", "sandbox_app.py", ".streamlit")
 KILLED = {"killed", "timeout", "caught by type check"}
 
 # Run inside a scratch copy with mutmut's config in place: the two things the command line does not offer.
@@ -149,7 +151,12 @@ def run_module(config: dict, module: str, args: argparse.Namespace,
                workdir: Path) -> tuple[dict[str, str], list[Survivor]]:
     prepare(workdir, module, config["modules"][module])
     names: list[str] = []
-    if args.sample:
+    earlier = workdir / "mutants" / f"{module}.meta"
+    if args.again and earlier.exists():  # only what survived last time: the tests grew, the rest stay killed
+        names = sorted(n for n, s in results(workdir, module).items() if s not in KILLED)
+        if not names:
+            return results(workdir, module), []
+    elif args.sample:
         mutmut(workdir, ["-c", GENERATE], capture_output=True, check=True)
         everything = sorted(json.loads((workdir / "mutants" / f"{module}.meta").read_text())["exit_code_by_key"])
         names = sorted(random.Random(f"{args.seed}:{module}").sample(everything, min(args.sample, len(everything))))
@@ -159,7 +166,7 @@ def run_module(config: dict, module: str, args: argparse.Namespace,
         sys.stdout.write(done.stdout[-4000:] + done.stderr[-4000:])
         raise SystemExit(f"mutmut could not run {module} (output above)")
     status = results(workdir, module)
-    if names:
+    if names and not args.again:
         status = {name: status[name] for name in names}
     left = sorted((n for n, s in status.items() if s not in KILLED), key=lambda n: int(n.rpartition("_")[2]))
     return status, survivors(workdir, module, left, config.get("equivalent", []))
@@ -193,6 +200,9 @@ def main() -> None:
     parser.add_argument("--seed", default="0", help="the draw's seed (with --sample)")
     parser.add_argument("--max-children", type=int, default=1, help="mutants run at once (default 1: a shared machine)")
     parser.add_argument("--workdir", type=Path, help="keep the scratch copies here (one folder per module)")
+    parser.add_argument("--again", action="store_true",
+                        help="with the --workdir of an earlier run: run only the mutants that survived it, "
+                             "against the tests as they are now (the others keep their result)")
     args = parser.parse_args()
     config = load_config()
     modules = [module_path(config, m) for m in args.module] if args.module else list(config["modules"])
