@@ -314,3 +314,54 @@ def test_a_later_result_does_not_count_as_leading():
 
 def test_a_tool_use_block_in_a_user_message_asks_the_assistant_for_nothing():
     assert check_messages([user([text("I ran:"), call("toolu_u")]), assistant("Noted."), user("Go on.")]) == []
+
+
+def test_a_message_with_no_usable_role_does_not_hide_the_problems_after_it():
+    assert check_messages([user("hi"), {"role": "tool", "content": "3"}, user([text("")])]) == [
+        "messages.1.role: Input should be 'user' or 'assistant'",
+        "messages: text content blocks must be non-empty",
+        'messages: roles must alternate between "user" and "assistant", but found multiple "user" roles in a row']
+
+
+def test_each_of_two_assistant_messages_in_a_row_is_named_for_its_own_unanswered_call():
+    assert check_messages([user("hi"), assistant([call("toolu_x")]), assistant([call("toolu_y")]), user("ok")]) == [
+        'messages: roles must alternate between "user" and "assistant", but found multiple "assistant" roles in a row',
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_x. Each "
+        "`tool_use` block must have a corresponding `tool_result` block in the next message.",
+        "messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_y. Each "
+        "`tool_use` block must have a corresponding `tool_result` block in the next message."]
+
+
+def test_a_thinking_block_without_a_signature_is_named_once_for_the_missing_field():
+    unsigned = {"type": "thinking", "thinking": "hm"}
+    assert check_messages([user("hi"), assistant([unsigned, text("a")]), user("ok")]) == [
+        "messages.1.content.0.thinking.signature: Field required"]
+
+
+def test_a_checker_told_not_to_verify_signatures_takes_any():
+    forged = {"type": "thinking", "thinking": "hm", "signature": "not-ours"}
+    messages = [user("hi"), assistant([forged, text("a")]), user("ok")]
+    assert RequestChecker(verify_signatures=False).check(messages) == []
+    assert check_messages(messages) == ["messages.1.content.0: Invalid `signature` in `thinking` block"]
+
+
+def test_trust_takes_only_signed_thinking_blocks_and_ignores_the_rest():
+    checker = RequestChecker()
+    checker.trust(["text", None, {"type": "thinking", "thinking": None, "signature": "s"},
+                   {"type": "thinking", "thinking": "unsigned"}, {"type": "text", "text": "t", "signature": "s"}])
+    assert checker.trusted == set()
+
+
+def test_require_applies_the_thinking_rules_only_when_told_thinking_is_on():
+    loop = [user("hi"), assistant([call("toolu_1")]), user([result("toolu_1")])]
+    RequestChecker().require(loop)
+    with pytest.raises(RequestRejected, match=r"^messages\.1\.content\.0\.type: Expected `thinking`"):
+        RequestChecker().require(loop, thinking=True)
+
+
+def test_a_message_that_lost_its_content_since_the_last_request_is_refused():
+    checker, messages = RequestChecker(), [user("go"), assistant([call("toolu_1")]), user([result("toolu_1")])]
+    assert checker.check(messages) == []
+    del messages[0]["content"]
+    messages += [assistant("Done."), user("Thanks.")]
+    assert checker.check(messages) == check_messages(messages) == ["messages.0.content: Field required"]
