@@ -98,6 +98,9 @@ def prepare(workdir: Path, module: str, tests: list[str]) -> None:
         'also_copy = ["examples/", "scripts/", "views/", "sandbox_app.py", ".streamlit/"]\n'
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-W", "ignore"]\n'
+        # A mutant that loops forever is stopped after about 3x its tests' usual CPU time (mutmut's default, 15x,
+        # holds a shared two-core machine for half an hour on the checker's widely used functions).
+        "timeout_multiplier = 3.0\n"
     )
     (workdir / "pyproject.toml").write_text(project)
 
