@@ -1,5 +1,7 @@
 """The loop: every stop reason, the turn limit, tool results, failures, stepping and the state's JSON."""
 
+import json
+
 import anthropic
 import httpx
 import pytest
@@ -315,3 +317,28 @@ def test_a_saved_run_is_indented_json_and_a_run_without_records_loads():
     assert state.to_json().splitlines()[1].startswith('  "')
     loaded = RunState.from_dict({"task": "What is 2 + 3?"})
     assert (loaded.records, loaded.messages, loaded.turn) == ([], [{"role": "user", "content": "What is 2 + 3?"}], 0)
+
+
+def test_threads_on_with_a_model_that_holds_none_sends_the_whole_conversation():
+    class NoThreads:
+        """A model with no `holds_threads`: the loop must not send it a `thread`."""
+
+        sent = []
+
+        def create(self, messages, **kwargs):
+            self.sent.append(kwargs)
+            return {"stop_reason": "end_turn", "content": [text("ok")]}
+    model = NoThreads()
+    assert run_to_end(RunState("hi", threads=True), model) == "ok"
+    assert "thread" not in model.sent[0] and model.sent[0]["tools"]
+
+
+def test_a_400_from_the_api_itself_is_saved_as_sent_and_refused():
+    class Refusing:
+        def create(self, messages, **_):
+            exc = Exception("messages: bad")
+            exc.__dict__.update(status_code=400, type="invalid_request_error", message="messages: bad")
+            raise exc
+    state = RunState("hi")
+    assert run_to_end(state, Refusing()) == "bad request: messages: bad"
+    assert json.loads(state.to_json())["records"][-1]["refused_unsent"] is False
