@@ -129,7 +129,7 @@ def unanswered(before: Turn, answered: list[Any], problems: list[str]) -> None:
             "`tool_result` block in the next message.")
 
 
-def check_final(messages: list[Any], last: Turn, mode: str, problems: list[str]) -> None:
+def check_final(last: Turn, mode: str, problems: list[str]) -> None:
     """The rules of the request's last turn: the user's in lesson mode; a clean prefill in real-api mode."""
     if last.role == "user":
         return
