@@ -342,3 +342,10 @@ def test_a_400_from_the_api_itself_is_saved_as_sent_and_refused():
     state = RunState("hi")
     assert run_to_end(state, Refusing()) == "bad request: messages: bad"
     assert json.loads(state.to_json())["records"][-1]["refused_unsent"] is False
+
+
+def test_a_failed_attempt_records_how_long_it_took_not_a_clock_reading():
+    overload = {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}}
+    state, model = fake_run(overload, reply("end_turn", text("5")))
+    failed = step(state, model)
+    assert failed.branch == "model_error" and 0 <= failed.seconds == failed.model_seconds < 5
