@@ -47,7 +47,7 @@ def test_one_checker_over_many_requests_agrees_with_a_fresh_one(requests, mode):
 # message is mostly refused; the rest change earlier messages in place. A plain list's cheap proof cannot see an
 # edit that keeps every length (the README says so), so those run only on a run's own watched conversation, and
 # only while it holds nothing unwatched.
-GROWTH = ["exchange", "answer", "random message", "append a block", "pop the last"]
+GROWTH = ["exchange", "answer", "answer with a call", "random message", "append a block", "pop the last"]
 SAME_LENGTH = ["plain content", "flip a role", "reuse an old id"]
 
 
@@ -65,14 +65,22 @@ def grow(conversation, how, k, data):
     elif how == "answer":
         conversation.append({"role": "assistant", "content": [{"type": "text", "text": "ok"}]})
         conversation.append({"role": "user", "content": "go on"})
+    elif how == "answer with a call":  # the API takes a tool_use block in a user message too
+        conversation.append({"role": "assistant", "content": [{"type": "text", "text": "ok"}]})
+        conversation.append({"role": "user", "content": [{"type": "text", "text": "I ran:"}, {
+            "type": "tool_use", "id": f"toolu_u{k}", "name": "add", "input": {"a": 1, "b": 2}}]})
     elif how == "random message":
         conversation.append(data.draw(message))
     elif how == "append a block" and isinstance(content, list):
-        content.append(data.draw(blocks))
+        unwatched = [m["content"] for m in conversation if isinstance(m, dict) and type(m.get("content")) is list]
+        (data.draw(st.sampled_from(unwatched)) if unwatched else content).append(data.draw(blocks))
     elif how == "pop the last" and len(conversation) > 1:
         conversation.pop()
-    elif how == "plain content" and isinstance(content, list):
-        target["content"] = [dict(b) if isinstance(b, dict) else b for b in content]  # no longer watched
+    elif how == "plain content":  # in a message before the last, which a warm checker would not go over again
+        earlier = [m for m in conversation[:-1] if isinstance(m, dict) and isinstance(m.get("content"), list)]
+        if earlier:
+            swapped = data.draw(st.sampled_from(earlier))
+            swapped["content"] = [dict(b) if isinstance(b, dict) else b for b in swapped["content"]]  # unwatched
     elif how == "flip a role" and isinstance(target, dict):
         target["role"] = "assistant" if target.get("role") == "user" else "user"
     elif how == "reuse an old id" and isinstance(content, list):
