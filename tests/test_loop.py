@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from agent.loop import RunState, console_lines, describe_error, reopen, run_agent, run_to_end, step
-from agent.tools import TOOLS
+from agent.tools import TOOLS, tool_schemas
 from helpers import fake_run, reply, text, thinking, tool_use
 
 
@@ -352,3 +352,28 @@ def test_a_failed_attempt_records_how_long_it_took_not_a_clock_reading():
     failed = step(state, model)
     took = time.perf_counter() - before
     assert failed.branch == "model_error" and 0 <= failed.seconds == failed.model_seconds <= took
+
+
+def test_the_messages_after_each_turn_are_what_the_next_turn_sent():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))
+    run_to_end(state, model)
+    assert state.messages_after(0) == state.messages[:1]
+    assert state.messages_after(1) == state.messages[:3]
+    assert state.messages_after(2) == state.messages[:] and len(state.messages) == 4
+
+
+def test_the_request_a_turn_sent_holds_its_system_prompt_and_tools():
+    state, model = fake_run(reply("end_turn", text("5")), tools=["add"], system="Be brief.")
+    run_to_end(state, model)
+    assert state.request(state.records[0]) == {"max_tokens": state.max_tokens, "system": "Be brief.",
+                                               "tools": tool_schemas(["add"]), "messages": state.messages[:1]}
+
+
+def test_a_thread_is_created_with_the_system_prompt_and_tools():
+    class RecordingThreads(Recording):
+        holds_threads = True
+    _, fake = fake_run(reply("end_turn", text("5")), tools=["add"])
+    model = RecordingThreads(fake)
+    state = RunState("What is 2 + 3?", tool_names=["add"], system="Be brief.", threads=True)
+    assert run_to_end(state, model) == "5"
+    assert [(system, [t["name"] for t in tools]) for _, tools, system in model.sent] == [("Be brief.", ["add"])]
