@@ -156,9 +156,9 @@ def run_module(config: dict, module: str, args: argparse.Namespace,
     names: list[str] = []
     earlier = workdir / "mutants" / f"{module}.meta"
     if args.again and earlier.exists():  # only what survived last time: the tests grew, the rest stay killed
-        names = sorted(n for n, s in results(workdir, module).items() if s not in KILLED)
+        names = sorted(n for n, s in results(workdir, module).items() if s not in KILLED | {"not checked"})
         if not names:
-            return results(workdir, module), []
+            return {n: s for n, s in results(workdir, module).items() if s != "not checked"}, []
     elif args.sample:
         mutmut(workdir, ["-c", GENERATE], capture_output=True, check=True)
         everything = sorted(json.loads((workdir / "mutants" / f"{module}.meta").read_text())["exit_code_by_key"])
@@ -168,9 +168,7 @@ def run_module(config: dict, module: str, args: argparse.Namespace,
     if done.returncode or not (workdir / "mutants" / f"{module}.meta").exists():
         sys.stdout.write(done.stdout[-4000:] + done.stderr[-4000:])
         raise SystemExit(f"mutmut could not run {module} (output above)")
-    status = results(workdir, module)
-    if names and not args.again:
-        status = {name: status[name] for name in names}
+    status = {name: s for name, s in results(workdir, module).items() if s != "not checked"}  # a sample: the drawn
     left = sorted((n for n, s in status.items() if s not in KILLED), key=lambda n: int(n.rpartition("_")[2]))
     return status, survivors(workdir, module, left, config.get("equivalent", []))
 
