@@ -347,3 +347,26 @@ def test_with_thinking_off_a_prefill_may_not_hold_redacted_thinking_either():
     assert check_body(body(prefill), "real-api") == [
         "messages.1.content.0: When thinking is disabled, an `assistant` message in the final position cannot "
         "contain `thinking`. To use thinking blocks, enable `thinking` in your request."]
+
+
+def test_a_run_checked_again_takes_only_the_assistant_turn_just_before_the_last_in_real_api_mode():
+    checker = RequestChecker("real-api")
+    messages = [USER, {"role": "assistant", "content": [call("toolu_x")]},
+                {"role": "user", "content": [result("toolu_x")]}, {"role": "assistant", "content": [call("toolu_y")]},
+                {"role": "assistant", "content": [call("toolu_z")]},
+                {"role": "user", "content": [result("toolu_y"), result("toolu_z")]}]
+    assert checker.check(messages) == []
+    grown = messages + [{"role": "assistant", "content": "Done."}, {"role": "user", "content": "Thanks."}]
+    assert checker.check(grown) == []
+    checker = RequestChecker("real-api")
+    assert checker.check(messages) == []
+    messages[5]["content"][1]["tool_use_id"] = "toolu_q"  # the last turn is checked again, so this is seen
+    messages += [{"role": "assistant", "content": "Sure."}, {"role": "user", "content": "Bye."}]
+    assert checker.check(messages) == check_messages(messages, "real-api")
+    assert checker.check(messages)[-1].startswith("messages.3: `tool_use` ids were found without `tool_result` blocks")
+
+
+def test_an_unknown_api_version_is_refused_in_words():
+    with pytest.raises(ValueError) as caught:
+        RequestChecker(version="2024-01-01")
+    assert str(caught.value) == "version must be one of 2023-06-01, 2026-10-21, not '2024-01-01'"
