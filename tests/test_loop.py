@@ -377,3 +377,22 @@ def test_a_thread_is_created_with_the_system_prompt_and_tools():
     state = RunState("What is 2 + 3?", tool_names=["add"], system="Be brief.", threads=True)
     assert run_to_end(state, model) == "5"
     assert [(system, [t["name"] for t in tools]) for _, tools, system in model.sent] == [("Be brief.", ["add"])]
+
+
+def test_on_a_thread_each_turn_sends_max_tokens_and_the_request_shows_the_thread():
+    class Threads:
+        holds_threads = True
+
+        def __init__(self, model):
+            self.model, self.sent = model, []
+
+        def create(self, messages, **kwargs):
+            self.sent.append(kwargs)
+            return self.model.create(messages, **kwargs)
+    _, fake = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))
+    model = Threads(fake)
+    state = RunState("What is 2 + 3?", threads=True, max_tokens=321)
+    assert run_to_end(state, model) == "5"
+    assert [kwargs["max_tokens"] for kwargs in model.sent] == [321, 321]
+    assert state.request(state.records[0])["thread"] == {"type": "create"}
+    assert state.request(state.records[1])["thread"]["type"] == "continue"
