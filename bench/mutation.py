@@ -14,7 +14,7 @@ apart and left out of the score:
 
 A timeout counts as killed (the tests noticed: the run never ended).
 
-    python bench/mutation.py                          # every module (slow: tens of minutes on two cores)
+    python bench/mutation.py                          # every module (slow: hours on two shared cores)
     python bench/mutation.py --module rules --module requests
     python bench/mutation.py --sample 40 --seed 1     # 40 mutants drawn at random from each module
     python bench/mutation.py --module loop --workdir /tmp/mut-loop   # keep the copy
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import shutil
@@ -106,7 +107,7 @@ def prepare(workdir: Path, module: str, tests: list[str]) -> None:
 
 
 def mutmut(workdir: Path, args: list[str], **kwargs) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONPATH"}  # the copy's agent, not ours
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the copy's agent, not ours
     return subprocess.run([sys.executable, *args], cwd=workdir, env=env, text=True, **kwargs)
 
 
@@ -205,6 +206,10 @@ def main() -> None:
                         help="with the --workdir of an earlier run: run only the mutants that survived it, "
                              "against the tests as they are now (the others keep their result)")
     args = parser.parse_args()
+    try:
+        import mutmut  # noqa: F401
+    except ImportError:
+        raise SystemExit('mutmut is not installed: python -m pip install -e ".[mutation]"') from None
     config = load_config()
     modules = [module_path(config, m) for m in args.module] if args.module else list(config["modules"])
     root = args.workdir or Path(tempfile.mkdtemp(prefix="mutation-"))
