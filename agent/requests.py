@@ -248,7 +248,7 @@ class RequestChecker:
                     problems.append(f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block")
             previous = last = turn
         if last is not None:
-            check_final(messages, last, self.mode, problems)
+            check_final(last, self.mode, problems)
             self._settled = last.first
         return problems
 

@@ -60,8 +60,6 @@ def message_problems(messages: list[Any], i: int, mode: str, version: str) -> tu
     if not content and not (final_assistant and mode == "real-api"):
         problems.append(f"messages.{i}: all messages must have non-empty content except for the optional "
                         "final assistant message")
-    if isinstance(content, str) and content and not content.strip():
-        problems.append("messages: text content blocks must contain non-whitespace text")
     for j, block in enumerate(_blocks(content)):
         if not isinstance(block, dict):
             continue
@@ -131,7 +129,7 @@ def unanswered(before: Turn, answered: list[Any], problems: list[str]) -> None:
             "`tool_result` block in the next message.")
 
 
-def check_final(messages: list[Any], last: Turn, mode: str, problems: list[str]) -> None:
+def check_final(last: Turn, mode: str, problems: list[str]) -> None:
     """The rules of the request's last turn: the user's in lesson mode; a clean prefill in real-api mode."""
     if last.role == "user":
         return

@@ -1,8 +1,14 @@
 """The loop: every stop reason, the turn limit, tool results, failures, stepping and the state's JSON."""
 
+import json
+import time
+
+import anthropic
+import httpx
 import pytest
 
-from agent.loop import RunState, console_lines, reopen, run_agent, run_to_end, step
+from agent.loop import RunState, console_lines, describe_error, reopen, run_agent, run_to_end, step
+from agent.tools import TOOLS, tool_schemas
 from helpers import fake_run, reply, text, thinking, tool_use
 
 
@@ -199,7 +205,15 @@ def test_a_refused_run_can_be_reopened_and_the_turn_sent_again():
 
 @pytest.mark.parametrize("error, retried", [
     ({"status_code": 200, "type": "overloaded_error"}, True),
+    ({"status_code": 200, "type": "api_error"}, True),  # said mid-stream: the SDK retries these three
+    ({"status_code": 200, "type": "rate_limit_error"}, True),
+    ({"status_code": 500}, True),
+    ({"status_code": 502}, True),
+    ({"status_code": 409}, True),
+    ({"status_code": 429}, True),
+    ({"status_code": 499}, False),
     ({"status_code": 200, "type": "invalid_request_error"}, False),
+    ({"status_code": 200}, False),  # a stream error of no known type
     ({"status_code": 404, "retryable": True}, True),
     ({"status_code": 503, "retryable": False}, False),
     ({"status_code": 408}, True),
@@ -219,3 +233,166 @@ def test_run_to_end_retries_what_the_sdk_would(error, retried):
     state, model = RunState("hi"), Failing()
     result = run_to_end(state, model)
     assert (result == "ok") is retried and (model.calls == 2) is retried
+
+
+class Recording:
+    """The FakeModel, keeping what each request sent: (messages, tools, system)."""
+
+    def __init__(self, model):
+        self.model, self.sent = model, []
+
+    def create(self, messages, **kwargs):
+        self.sent.append((list(messages), kwargs.get("tools"), kwargs.get("system")))
+        return self.model.create(messages, **kwargs)
+
+
+def test_run_agent_with_no_tools_gives_the_model_none():
+    _, fake = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("I have no tools.")))
+    model = Recording(fake)
+    assert run_agent("What is 2 + 3?", model, tool_names=[]) == "I have no tools."
+    assert [tools for _, tools, _ in model.sent] == [[], []]
+    assert model.sent[1][0][-1]["content"][0]["content"] == \
+        "error: add is not available to this agent (its tools: none)"
+    every = Recording(fake_run(reply("end_turn", text("5")))[1])
+    assert run_agent("What is 2 + 3?", every) == "5"
+    assert [tool["name"] for tool in every.sent[0][1]] == list(TOOLS)  # no tool_names: every tool
+
+
+def test_run_agent_passes_its_system_prompt_and_turn_limit_and_sends_no_system_by_default():
+    model = Recording(fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))[1])
+    assert run_agent("What is 2 + 3?", model, system="Be brief.", max_turns=1) == "stopped: no answer after 1 turns"
+    assert [system for _, _, system in model.sent] == ["Be brief."]
+    plain = Recording(fake_run(reply("end_turn", text("5")))[1])
+    assert run_agent("What is 2 + 3?", plain) == "5" and plain.sent[0][2] == ""
+
+
+def test_run_to_end_tries_a_failed_request_three_times_by_default():
+    overload = {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}}
+    state, model = fake_run(overload, overload, overload, reply("end_turn", text("5")))
+    assert run_to_end(state, model) == "model error: 529 overloaded_error: Overloaded"
+    assert model.calls == 3
+
+
+@pytest.mark.parametrize("error", [anthropic.APIConnectionError, anthropic.APITimeoutError])
+def test_a_lost_connection_or_a_timeout_is_tried_again(error):
+    class Failing:
+        calls = 0
+
+        def create(self, messages, **_):
+            self.calls += 1
+            if self.calls == 1:
+                raise error(request=httpx.Request("POST", "http://127.0.0.1/v1/messages"))
+            return {"stop_reason": "end_turn", "content": [text("ok")]}
+    model = Failing()
+    assert run_to_end(RunState("hi"), model) == "ok" and model.calls == 2
+
+
+def test_an_error_is_told_with_what_the_sdk_gives():
+    failure = Exception("repr-ish")
+    failure.__dict__.update(status_code=403, message="Forbidden here")
+    assert describe_error(failure) == "403: Forbidden here"
+    failure.type = "permission_error"
+    assert describe_error(failure) == "403 permission_error: Forbidden here"
+
+
+def test_reopen_says_why_it_cannot():
+    with pytest.raises(ValueError) as caught:
+        reopen(RunState("hi"))
+    assert str(caught.value) == "only a run that a refused request ended can be reopened"
+
+
+def test_console_lines_put_each_note_beside_its_turn_and_print_inputs_sorted():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1", tool_input={"b": 3, "a": 2})),
+                            reply("end_turn", text("5")))
+    run_to_end(state, model)
+    assert console_lines(state, {0: "a fault was injected", 1: "the last turn"}) == [
+        'turn 1: add {"a": 2, "b": 3} -> 5   <- a fault was injected',
+        "turn 2:   <- the last turn",
+        "result: 5",
+        "messages sent each turn: 1, 3"]
+
+
+def test_a_saved_run_is_indented_json_and_a_run_without_records_loads():
+    state, model = fake_run(reply("end_turn", text("5")))
+    run_to_end(state, model)
+    assert state.to_json().splitlines()[1].startswith('  "')
+    loaded = RunState.from_dict({"task": "What is 2 + 3?"})
+    assert (loaded.records, loaded.messages, loaded.turn) == ([], [{"role": "user", "content": "What is 2 + 3?"}], 0)
+
+
+def test_threads_on_with_a_model_that_holds_none_sends_the_whole_conversation():
+    class NoThreads:
+        """A model with no `holds_threads`: the loop must not send it a `thread`."""
+
+        sent = []
+
+        def create(self, messages, **kwargs):
+            self.sent.append(kwargs)
+            return {"stop_reason": "end_turn", "content": [text("ok")]}
+    model = NoThreads()
+    assert run_to_end(RunState("hi", threads=True), model) == "ok"
+    assert "thread" not in model.sent[0] and model.sent[0]["tools"]
+
+
+def test_a_400_from_the_api_itself_is_saved_as_sent_and_refused():
+    class Refusing:
+        def create(self, messages, **_):
+            exc = Exception("messages: bad")
+            exc.__dict__.update(status_code=400, type="invalid_request_error", message="messages: bad")
+            raise exc
+    state = RunState("hi")
+    assert run_to_end(state, Refusing()) == "bad request: messages: bad"
+    assert json.loads(state.to_json())["records"][-1]["refused_unsent"] is False
+
+
+def test_a_failed_attempt_records_how_long_it_took_not_a_clock_reading():
+    overload = {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}}
+    state, model = fake_run(overload, reply("end_turn", text("5")))
+    before = time.perf_counter()
+    failed = step(state, model)
+    took = time.perf_counter() - before
+    assert failed.branch == "model_error" and 0 <= failed.seconds == failed.model_seconds <= took
+
+
+def test_the_messages_after_each_turn_are_what_the_next_turn_sent():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))
+    run_to_end(state, model)
+    assert state.messages_after(0) == state.messages[:1]
+    assert state.messages_after(1) == state.messages[:3]
+    assert state.messages_after(2) == state.messages[:] and len(state.messages) == 4
+
+
+def test_the_request_a_turn_sent_holds_its_system_prompt_and_tools():
+    state, model = fake_run(reply("end_turn", text("5")), tools=["add"], system="Be brief.")
+    run_to_end(state, model)
+    assert state.request(state.records[0]) == {"max_tokens": state.max_tokens, "system": "Be brief.",
+                                               "tools": tool_schemas(["add"]), "messages": state.messages[:1]}
+
+
+def test_a_thread_is_created_with_the_system_prompt_and_tools():
+    class RecordingThreads(Recording):
+        holds_threads = True
+    _, fake = fake_run(reply("end_turn", text("5")), tools=["add"])
+    model = RecordingThreads(fake)
+    state = RunState("What is 2 + 3?", tool_names=["add"], system="Be brief.", threads=True)
+    assert run_to_end(state, model) == "5"
+    assert [(system, [t["name"] for t in tools]) for _, tools, system in model.sent] == [("Be brief.", ["add"])]
+
+
+def test_on_a_thread_each_turn_sends_max_tokens_and_the_request_shows_the_thread():
+    class Threads:
+        holds_threads = True
+
+        def __init__(self, model):
+            self.model, self.sent = model, []
+
+        def create(self, messages, **kwargs):
+            self.sent.append(kwargs)
+            return self.model.create(messages, **kwargs)
+    _, fake = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))
+    model = Threads(fake)
+    state = RunState("What is 2 + 3?", threads=True, max_tokens=321)
+    assert run_to_end(state, model) == "5"
+    assert [kwargs["max_tokens"] for kwargs in model.sent] == [321, 321]
+    assert state.request(state.records[0])["thread"] == {"type": "create"}
+    assert state.request(state.records[1])["thread"]["type"] == "continue"

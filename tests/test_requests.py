@@ -209,3 +209,159 @@ class TestBody:
 
     def test_not_an_object(self):
         assert check_body("hello") == ["body: a request is a JSON object with a messages list"]
+
+
+# Rules each of which a small change to the code once broke unseen (bench/mutation.py found them).
+
+def test_a_dict_sent_as_messages_is_refused_as_not_a_list():
+    assert check_messages(user("hi")) == ["messages: Input should be a valid list"]
+    assert check_body({"model": "m", "max_tokens": 10, "messages": user("hi")}) == [
+        "messages: Input should be a valid list"]
+
+
+@pytest.mark.parametrize("tool_id", ["toolu-1", "toolu_01-abc", "A9_z"])
+def test_a_tool_id_may_hold_letters_digits_underscores_and_hyphens(tool_id):
+    assert check_messages([user("hi"), assistant([call(tool_id)]), user([result(tool_id)])]) == []
+
+
+def test_real_api_mode_still_refuses_an_empty_final_user_message():
+    for empty in ("", []):
+        assert check_messages([user("hi"), assistant("Hello"), user(empty)], "real-api") == [
+            "messages.2: all messages must have non-empty content except for the optional final assistant message"]
+
+
+def test_citations_are_refused_on_the_users_text_only_and_only_by_the_new_version():
+    where = {"type": "char_location", "cited_text": "x", "document_index": 0, "document_title": None,
+             "start_char_index": 0, "end_char_index": 1}
+    cited = {**text("As the report says."), "citations": [where]}
+    assert check_messages([user("hi"), assistant([cited]), user("go on")]) == []
+    assert check_messages([user([cited])]) == [
+        "messages.0.content.0.text.citations: citations on a `text` block in a `user` message are not accepted "
+        "by API version 2026-10-21"]
+    assert check_messages([user([cited])], version="2023-06-01") == []
+
+
+def test_a_document_in_an_assistant_message_is_refused_by_the_new_version_only():
+    document = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "notes"}}
+    messages = [user("hi"), assistant([document]), user("go on")]
+    assert check_messages(messages) == [
+        "messages.1.content.0: a `document` block in an `assistant` message is not accepted by API version "
+        "2026-10-21"]
+    assert check_messages(messages, version="2023-06-01") == []
+    assert check_messages([user([document])]) == []
+
+
+def test_an_unanswered_call_is_listed_among_the_reasons_when_the_roles_also_fail_to_alternate():
+    problems = check_messages([user("hi"), assistant([call("toolu_a")]), assistant("done"), user("ok")], "lesson")
+    assert problems == [
+        'messages: roles must alternate between "user" and "assistant", but found multiple "assistant" roles '
+        "in a row",
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each "
+        "`tool_use` block must have a corresponding `tool_result` block in the next message."]
+
+
+def test_one_of_two_calls_unanswered_gives_that_reason_alone():
+    problems = check_messages([user("hi"), assistant([call("toolu_a"), call("toolu_b")]),
+                               user([result("toolu_a"), text("and b?")])])
+    assert problems == [
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_b. Each "
+        "`tool_use` block must have a corresponding `tool_result` block in the next message."]
+
+
+def test_a_prefill_may_start_with_whitespace_but_not_end_with_it():
+    assert check_messages([user("hi"), assistant("  The answer is")], "real-api") == []
+    assert check_messages([user("hi"), assistant([text("\nThe answer is\n")])], "real-api") == [
+        "messages: final assistant content cannot end with trailing whitespace"]
+
+
+def test_a_whitespace_only_message_is_named_once():
+    assert check_messages([user(" \n ")]) == ["messages: text content blocks must contain non-whitespace text"]
+
+
+def test_after_a_refused_request_the_next_one_is_checked_whole_again():
+    checker, messages = RequestChecker(), [user("go")]
+    assert checker.check(messages) == []
+    messages += [assistant([call("toolu_1")]), user([result("toolu_9")]), assistant("What now?"), user("Wait.")]
+    refused = ["messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. Each "
+               "`tool_result` block must have a corresponding `tool_use` block in the previous message.",
+               "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each "
+               "`tool_use` block must have a corresponding `tool_result` block in the next message."]
+    assert checker.check(messages) == refused
+    messages += [assistant("Still here."), user("Nothing.")]  # the bad message stays: still refused
+    assert checker.check(messages) == refused == check_messages(messages)
+
+
+def test_a_user_message_holding_a_tool_use_block_is_checked_again_without_a_false_duplicate():
+    # The API takes a tool_use block in a user message (its schema allows it); the last turn is checked twice.
+    checker, messages = RequestChecker(), [user([text("I called:"), call("toolu_u")])]
+    assert checker.check(messages) == []
+    messages += [assistant("Noted."), user("Go on.")]
+    assert checker.check(messages) == [] == check_messages(messages)
+
+
+def test_a_block_that_is_not_an_object_does_not_hide_the_problems_of_the_blocks_after_it():
+    assert check_messages([user([42, text("")])]) == ["messages.0.content.0: Input should be a valid dictionary",
+                                                     "messages: text content blocks must be non-empty"]
+
+
+def test_a_later_result_does_not_count_as_leading():
+    problems = check_messages([user("hi"), assistant([call("toolu_a"), call("toolu_b")]),
+                               user([result("toolu_a"), text("and:"), result("toolu_b")])])
+    assert problems == [
+        "messages.2: Did not find 2 `tool_result` block(s) at the beginning of this message. Messages following "
+        "`tool_use` blocks must begin with a matching number of `tool_result` blocks."]
+
+
+def test_a_tool_use_block_in_a_user_message_asks_the_assistant_for_nothing():
+    assert check_messages([user([text("I ran:"), call("toolu_u")]), assistant("Noted."), user("Go on.")]) == []
+
+
+def test_a_message_with_no_usable_role_does_not_hide_the_problems_after_it():
+    assert check_messages([user("hi"), {"role": "tool", "content": "3"}, user([text("")])]) == [
+        "messages.1.role: Input should be 'user' or 'assistant'",
+        "messages: text content blocks must be non-empty",
+        'messages: roles must alternate between "user" and "assistant", but found multiple "user" roles in a row']
+
+
+def test_each_of_two_assistant_messages_in_a_row_is_named_for_its_own_unanswered_call():
+    assert check_messages([user("hi"), assistant([call("toolu_x")]), assistant([call("toolu_y")]), user("ok")]) == [
+        'messages: roles must alternate between "user" and "assistant", but found multiple "assistant" roles in a row',
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_x. Each "
+        "`tool_use` block must have a corresponding `tool_result` block in the next message.",
+        "messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_y. Each "
+        "`tool_use` block must have a corresponding `tool_result` block in the next message."]
+
+
+def test_a_thinking_block_without_a_signature_is_named_once_for_the_missing_field():
+    unsigned = {"type": "thinking", "thinking": "hm"}
+    assert check_messages([user("hi"), assistant([unsigned, text("a")]), user("ok")]) == [
+        "messages.1.content.0.thinking.signature: Field required"]
+
+
+def test_a_checker_told_not_to_verify_signatures_takes_any():
+    forged = {"type": "thinking", "thinking": "hm", "signature": "not-ours"}
+    messages = [user("hi"), assistant([forged, text("a")]), user("ok")]
+    assert RequestChecker(verify_signatures=False).check(messages) == []
+    assert check_messages(messages) == ["messages.1.content.0: Invalid `signature` in `thinking` block"]
+
+
+def test_trust_takes_only_signed_thinking_blocks_and_ignores_the_rest():
+    checker = RequestChecker()
+    checker.trust(["text", None, {"type": "thinking", "thinking": None, "signature": "s"},
+                   {"type": "thinking", "thinking": "unsigned"}, {"type": "text", "text": "t", "signature": "s"}])
+    assert checker.trusted == set()
+
+
+def test_require_applies_the_thinking_rules_only_when_told_thinking_is_on():
+    loop = [user("hi"), assistant([call("toolu_1")]), user([result("toolu_1")])]
+    RequestChecker().require(loop)
+    with pytest.raises(RequestRejected, match=r"^messages\.1\.content\.0\.type: Expected `thinking`"):
+        RequestChecker().require(loop, thinking=True)
+
+
+def test_a_message_that_lost_its_content_since_the_last_request_is_refused():
+    checker, messages = RequestChecker(), [user("go"), assistant([call("toolu_1")]), user([result("toolu_1")])]
+    assert checker.check(messages) == []
+    del messages[0]["content"]
+    messages += [assistant("Done."), user("Thanks.")]
+    assert checker.check(messages) == check_messages(messages) == ["messages.0.content: Field required"]

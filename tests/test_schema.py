@@ -210,6 +210,13 @@ def test_with_thinking_on_the_last_assistant_turn_of_a_tool_loop_must_start_with
     assert check_body(body(dropped), "real-api") == []  # thinking off: earlier thinking may be left out
 
 
+def test_with_thinking_on_a_redacted_thinking_block_may_lead_the_last_assistant_turn():
+    redacted = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr"}
+    thinking_on = {"type": "enabled", "budget_tokens": 1024}
+    assert check_body(body(turn(redacted, call()), thinking=thinking_on), "real-api") == []
+    assert check_body(body(turn(thought(), call()), thinking=thinking_on), "real-api") == []
+
+
 def test_with_thinking_off_a_prefill_may_not_hold_thinking():
     prefill = [USER, {"role": "assistant", "content": [thought(), {"type": "text", "text": "So"}]}]
     assert check_body(body(prefill), "real-api") == [
@@ -295,3 +302,71 @@ def test_the_stand_in_answers_any_json_body_with_a_reply_or_an_api_error(value, 
                     assert isinstance(answered, dict)
     finally:
         server.server_close()
+
+
+def test_a_run_checked_again_keeps_an_assistant_turn_of_two_messages_whole_in_real_api_mode():
+    checker = RequestChecker("real-api")
+    messages = [USER, {"role": "assistant", "content": [call("toolu_x")]},
+                {"role": "assistant", "content": [call("toolu_y")]},
+                {"role": "user", "content": [result("toolu_x"), result("toolu_y")]}]
+    assert checker.check(messages) == []
+    messages += [{"role": "assistant", "content": "5"}, {"role": "user", "content": "Thanks."}]
+    assert checker.check(messages) == []
+
+
+THINKING_ON = {"type": "enabled", "budget_tokens": 1024}
+NO_THINKING_FIRST = ("messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. "
+                     "When `thinking` is enabled, a final `assistant` message must start with a thinking block "
+                     "(preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include "
+                     "thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please "
+                     "consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking")
+
+
+def test_with_thinking_on_a_plain_text_reply_before_the_results_is_named_as_text():
+    problems = check_body(body([USER, {"role": "assistant", "content": "Let me add."},
+                                {"role": "user", "content": [result()]}], thinking=THINKING_ON), "real-api")
+    assert problems[-1] == NO_THINKING_FIRST.format(i=1, found="text")
+
+
+def test_the_thinking_rule_still_applies_when_an_earlier_message_is_not_an_object():
+    problems = check_body(body([USER, 42, *turn(call())[1:]], thinking=THINKING_ON), "real-api")
+    assert problems[0] == "messages.1: Input should be a valid dictionary"
+    assert problems[-1] == NO_THINKING_FIRST.format(i=2, found="tool_use")
+
+
+def test_with_thinking_on_an_assistant_content_that_is_an_object_is_refused_in_words():
+    problems = check_body(body([USER, {"role": "assistant", "content": {"type": "text"}},
+                                {"role": "user", "content": [result()]}], thinking=THINKING_ON), "real-api")
+    assert problems and all(isinstance(p, str) for p in problems)
+    assert problems[-1] == NO_THINKING_FIRST.format(i=1, found="text")
+
+
+def test_with_thinking_off_a_prefill_may_not_hold_redacted_thinking_either():
+    redacted = {"type": "redacted_thinking", "data": "EmwKAhgB"}
+    prefill = [USER, {"role": "assistant", "content": [redacted, {"type": "text", "text": "So"}]}]
+    assert check_body(body(prefill), "real-api") == [
+        "messages.1.content.0: When thinking is disabled, an `assistant` message in the final position cannot "
+        "contain `thinking`. To use thinking blocks, enable `thinking` in your request."]
+
+
+def test_a_run_checked_again_takes_only_the_assistant_turn_just_before_the_last_in_real_api_mode():
+    checker = RequestChecker("real-api")
+    messages = [USER, {"role": "assistant", "content": [call("toolu_x")]},
+                {"role": "user", "content": [result("toolu_x")]}, {"role": "assistant", "content": [call("toolu_y")]},
+                {"role": "assistant", "content": [call("toolu_z")]},
+                {"role": "user", "content": [result("toolu_y"), result("toolu_z")]}]
+    assert checker.check(messages) == []
+    grown = messages + [{"role": "assistant", "content": "Done."}, {"role": "user", "content": "Thanks."}]
+    assert checker.check(grown) == []
+    checker = RequestChecker("real-api")
+    assert checker.check(messages) == []
+    messages[5]["content"][1]["tool_use_id"] = "toolu_q"  # the last turn is checked again, so this is seen
+    messages += [{"role": "assistant", "content": "Sure."}, {"role": "user", "content": "Bye."}]
+    assert checker.check(messages) == check_messages(messages, "real-api")
+    assert checker.check(messages)[-1].startswith("messages.3: `tool_use` ids were found without `tool_result` blocks")
+
+
+def test_an_unknown_api_version_is_refused_in_words():
+    with pytest.raises(ValueError) as caught:
+        RequestChecker(version="2024-01-01")
+    assert str(caught.value) == "version must be one of 2023-06-01, 2026-10-21, not '2024-01-01'"

@@ -75,3 +75,16 @@ def test_schemas_are_what_the_api_wants():
     assert schemas[0]["input_schema"] == {"type": "object", "properties": {"a": {"type": "number"},
                                           "b": {"type": "number"}}, "required": ["a", "b"],
                                           "additionalProperties": False}
+
+
+def test_the_schema_the_model_is_given_names_each_field_and_its_type():
+    assert tool_schemas(["add"]) == [{
+        "name": "add", "description": "Add two numbers and return their sum.",
+        "input_schema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+                         "required": ["a", "b"], "additionalProperties": False}}]
+
+
+def test_a_file_that_is_not_there_is_answered_with_the_names_of_those_that_are():
+    answer = run_tool({"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "x.txt"}},
+                      ["read_file"])
+    assert answer["content"] == "error: no file named 'x.txt'; the files are notes.txt, todo.txt"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from agent.exercise import Limits, check_loop
 from agent.fake import FakeModel
-from agent.loop import RunState, step
+from agent.loop import RunState, reopen, step
 from agent.requests import RequestChecker, RequestRejected, check_messages
 from agent.scripts import parse_script
 from helpers import reply, text, thinking, tool_use
@@ -196,3 +196,32 @@ def test_a_result_id_changed_in_place_in_the_runs_own_messages_is_refused():
     step(state, model)
     assert state.result.startswith("bad request: messages.2.content.0: unexpected `tool_use_id` found in "
                                    "`tool_result` blocks: toolu_9.")
+
+
+def test_a_plain_list_put_into_the_runs_own_messages_is_not_taken_as_watched():
+    # The run's Conversation counts the swap itself, but not later changes inside the plain list it let in.
+    state, model = RunState("go", tool_names=["add"]), three_calls()
+    step(state, model)
+    state.messages[2]["content"] = [dict(block) for block in state.messages[2]["content"]]
+    assert step(state, model).branch == "tool_use"
+    assert step(state, model).branch == "tool_use"
+    state.messages[2]["content"].append({"type": "tool_result", "tool_use_id": "toolu_9", "content": "x"})
+    step(state, model)
+    assert state.result.startswith("bad request: messages.2.content.1: unexpected `tool_use_id` found in "
+                                   "`tool_result` blocks: toolu_9.")
+
+
+def test_a_refused_request_sent_again_is_refused_again():
+    state, model = RunState("go", tool_names=["add"]), three_calls()
+    step(state, model)
+    state.messages.append({"role": "assistant", "content": [tool_use("toolu_x")]})  # a call left unanswered
+    state.messages.append({"role": "user", "content": "Never mind."})
+    state.messages.append({"role": "assistant", "content": "OK."})
+    state.messages.append({"role": "user", "content": "Go on."})
+    refused = ("bad request: messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: "
+               "toolu_x. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+    step(state, model)
+    assert state.result == refused
+    reopen(state)  # send the same conversation again, as the page's "send anyway" does
+    step(state, model)
+    assert state.result == refused
