@@ -12,9 +12,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.fake import FakeModel
+from agent.api.requests import API_VERSIONS, LATEST_VERSION, MODES, check_body
 from agent.loop import RunState, TurnRecord, console_lines, run_to_end
-from agent.requests import API_VERSIONS, LATEST_VERSION, MODES, check_body
+from agent.models.fake import FakeModel
 from agent.scripts import ScriptError, builtin_names, load_script
 from agent.summary import printable
 from agent.tools import TOOLS
@@ -68,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_toy(args: argparse.Namespace) -> int:
-    from agent.toy import ToyModel
+    from agent.models.toy import ToyModel
 
     state = RunState(args.task, tool_names=args.tools if args.tools is not None else list(TOOLS),
                      max_turns=args.max_turns or 40)

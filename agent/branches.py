@@ -9,7 +9,7 @@ given by hand, so the loop runs its tool calls, and the next request meets
 the same checks as any other (a bad edit is refused in the API's words).
 
 Each branch keeps a few marks beside its records: a turn whose fault was
-injected (`agent.faults`), a turn edited at the fork, a reply written by hand.
+injected (`agent.models.faults`), a turn edited at the fork, a reply written by hand.
 The whole tree is plain data that writes to JSON and reads back.
 
 Where a FakeModel script goes on from is read off a branch's records, not
@@ -28,12 +28,12 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agent.faults import FAILS_BEFORE_ASKING, Fault, step_with_fault
-from agent.hand_model import HandModel, tool_use_ids
 from agent.loop import Model, RunState, TurnRecord, step
+from agent.models.faults import FAILS_BEFORE_ASKING, Fault, step_with_fault
+from agent.models.hand_model import HandModel, tool_use_ids
 
 MAIN = "main"
-SCRIPT_REPLY_ID = re.compile(r"^msg_fake_(\d+)$")  # agent.fake.FakeModel's id for its script's reply N
+SCRIPT_REPLY_ID = re.compile(r"^msg_fake_(\d+)$")  # agent.models.fake.FakeModel's id for its script's reply N
 
 
 class BranchError(ValueError):
@@ -49,7 +49,7 @@ class Mark:
     words: str
     """What was done, in a few words: shown in the graph and the console."""
     fault: str = ""
-    """For `injected`: the fault's kind (`agent.faults.FAULTS`)."""
+    """For `injected`: the fault's kind (`agent.models.faults.FAULTS`)."""
 
 
 @dataclass
@@ -203,7 +203,7 @@ class RunTree:
     def edit_reply(self, stop_reason: str, blocks: list[dict[str, Any]]) -> TurnRecord:
         """Give turn `fork_turn` of the current branch another reply, and let the loop handle it again.
 
-        Blocks are as `agent.hand_model.reply_from_form` takes them; a tool_use keeps its id if it has one.
+        Blocks are as `agent.models.hand_model.reply_from_form` takes them; a tool_use keeps its id if it has one.
         Input is not checked against the schema: a bad input is the tool's error result, as with any model.
         """
         branch = self._editable()

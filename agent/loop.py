@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from agent.requests import RequestRejected
+from agent.api.requests import RequestRejected
+from agent.api.watched import Conversation
 from agent.tools import TOOLS, Tool, ToolRun, call_tool, tool_schemas
-from agent.watched import Conversation
 
 MAX_TURNS = 40
 MAX_TOKENS = 1024
@@ -196,7 +196,7 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
     """Run exactly one turn of the loop and return its record.
 
     The tools run from `toolbox`: the built-in tools, unless a fault injected
-    on purpose (`agent.faults`) swaps one for a tool that breaks.
+    on purpose (`agent.models.faults`) swaps one for a tool that breaks.
     """
     if state.done:
         raise RuntimeError(f"the loop has finished: {state.result}")

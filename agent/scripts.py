@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.requests import ID_PATTERN
+from agent.api.requests import ID_PATTERN
 from agent.tools import TOOLS
 from agent.untrusted import UntrustedInputError, check_value, parse_json, read_file
 

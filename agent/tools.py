@@ -158,7 +158,7 @@ def call_tool(block: dict[str, Any], tool_names: Iterable[str], toolbox: Mapping
     """Run one `tool_use` block for an agent given `tool_names`; never raises.
 
     `toolbox` is where the tools are looked up: the built-in ones, unless a
-    fault (`agent.faults`) lends one that breaks.
+    fault (`agent.models.faults`) lends one that breaks.
     """
     started = time.perf_counter()
     name, tool_input = block.get("name"), block.get("input")

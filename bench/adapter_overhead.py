@@ -23,8 +23,8 @@ import time
 
 import anthropic
 
-from agent.fake import FakeModel
 from agent.loop import RunState, run_to_end
+from agent.models.fake import FakeModel
 from agent.real.anthropic_model import AnthropicModel
 from agent.real.server import running_server
 from agent.scripts import parse_script

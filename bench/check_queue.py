@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from agent.exercise import CheckQueue, Limits, check_loop, protection
-from agent.fake import FakeModel
 from agent.loop import RunState, step
+from agent.models.fake import FakeModel
 from agent.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,8 +19,8 @@ import json
 import statistics
 import time
 
-from agent.fake import FakeModel
 from agent.loop import RunState, step
+from agent.models.fake import FakeModel
 from agent.scripts import parse_script
 from agent.tools import run_tool, tool_schemas
 

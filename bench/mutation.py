@@ -73,7 +73,7 @@ def load_config() -> dict:
 
 
 def module_path(config: dict, name: str) -> str:
-    """`rules`, `exercise/verdict` or `agent/rules.py` -> the path the config uses."""
+    """`rules`, `exercise/verdict` or `agent/api/rules.py` -> the path the config uses."""
     for path in config["modules"]:
         if name in (path, Path(path).stem, path.removeprefix("agent/").removesuffix(".py")):
             return path
@@ -119,7 +119,7 @@ def results(workdir: Path, module: str) -> dict[str, str]:
 
 
 def function_of(name: str) -> str:
-    """`agent.rules.x_check_pair__mutmut_6` -> `check_pair`; methods: `RequestChecker._check_from`."""
+    """`agent.api.rules.x_check_pair__mutmut_6` -> `check_pair`; methods: `RequestChecker._check_from`."""
     last = name.rpartition(".")[2].removeprefix("x_").removeprefix("x")
     return last.rpartition("__mutmut_")[0].strip("ǁ").replace("ǁ", ".")
 

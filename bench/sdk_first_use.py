@@ -28,7 +28,7 @@ print(time.perf_counter() - started)
 """
 FIRST_ERROR_STEP = """
 import sys, time
-from agent.fake import FakeModel
+from agent.models.fake import FakeModel
 from agent.loop import RunState, step
 from agent.page import view
 from agent.scripts import load_script

@@ -4,7 +4,7 @@ The body is a request of a long run (N turns of thinking, a tool call and its
 result), as the stand-in server receives it. Prints both medians and their
 ratio, for a body without and with a surrogate-pair escape (the second makes
 every string be looked at for a lone surrogate), and, for scale, what the
-request check (`agent.requests.check_body`) costs on the same body.
+request check (`agent.api.requests.check_body`) costs on the same body.
 
     python bench/untrusted_read.py [--turns 400] [--repeats 50]
 """
@@ -16,7 +16,7 @@ import json
 import statistics
 import time
 
-from agent.requests import check_body
+from agent.api.requests import check_body
 from agent.untrusted import MAX_FILE_BYTES, parse_json
 
 

@@ -1,9 +1,9 @@
 """Small builders shared by the engine tests."""
 
-from agent.fake import FakeModel
+from agent.api.signing import sign
 from agent.loop import RunState
+from agent.models.fake import FakeModel
 from agent.scripts import parse_script
-from agent.signing import sign
 
 
 def tool_use(tool_id, name="add", tool_input=None):

@@ -18,8 +18,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from page_support import ROOT, console, run, run_graph_dot, status, texts
 from streamlit.testing.v1 import AppTest
 
-from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, step
+from agent.models.fake import FakeModel
 from agent.real import record_script
 from agent.scripts import ScriptError, builtin_names, parse_script_text
 

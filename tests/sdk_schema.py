@@ -1,12 +1,12 @@
 """The request body's schema, read from the installed `anthropic` SDK's own param types.
 
-The engine checks requests against `agent/api_schema.json` and never imports
+The engine checks requests against `agent/api/api_schema.json` and never imports
 the SDK. This module reads the SDK's TypedDicts (`MessageCreateParams`,
 `MessageCountTokensParams`, the beta `thread` param) with `typing.get_type_hints`
 and writes the same JSON, so a test can say when the SDK has moved and the file
 is stale. To bring the file up to date after upgrading the SDK:
 
-    python tests/sdk_schema.py        # rewrites agent/api_schema.json
+    python tests/sdk_schema.py        # rewrites agent/api/api_schema.json
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import typing_extensions
 
-SCHEMA_FILE = Path(__file__).resolve().parent.parent / "agent" / "api_schema.json"
+SCHEMA_FILE = Path(__file__).resolve().parent.parent / "agent" / "api" / "api_schema.json"
 LIST_ORIGINS = (list, collections.abc.Iterable, collections.abc.Sequence, tuple, set, frozenset)
 MAP_ORIGINS = (dict, collections.abc.Mapping)
 

@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from agent.fake import FakeModel
+from agent.api.requests import RequestRejected
 from agent.loop import RunState, console_lines, describe_error, run_to_end, step
+from agent.models.fake import FakeModel
 from agent.real.anthropic_model import DEFAULT_MODEL, AnthropicModel, ModelCallError
 from agent.real.pricing import PRICES_READ_ON, PRICES_SOURCE, cost_estimate, price_for, run_usage, total_input
 from agent.real.record import save_recording
 from agent.real.server import running_server
-from agent.requests import RequestRejected
 from agent.scripts import load_script, parse_script
 from helpers import reply, text, thinking, tool_use
 

@@ -1,6 +1,7 @@
 """The house rule, checked on the source: the engine uses no wing, and a wing uses another only through its package.
 
-The engine is the modules at the top of `agent/`. The wings are `agent/real/`
+The engine is the modules at the top of `agent/` and its two rooms, `agent/api/` (the request rules) and
+`agent/models/` (the model stand-ins), with at most ten modules at the top. The wings are `agent/real/`
 (the real model), `agent/exercise/` (the exercise) and `agent/page/` with the
 Streamlit views in `views/` (the page). A wing may use the engine freely and
 another wing only through what that wing's `__init__` names
@@ -97,3 +98,13 @@ def test_every_wing_is_a_folder_with_a_package_that_names_its_use():
         init = ROOT / "agent" / wing / "__init__.py"
         assert init.is_file(), wing
         assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"agent/{wing}/__init__.py says nothing"
+
+
+def test_the_ground_floor_says_which_is_which():
+    """At most ten modules at the top of `agent/`: the request rules and the model stand-ins have rooms of their own."""
+    top = sorted(path.name for path in (ROOT / "agent").glob("*.py"))
+    assert len(top) <= 10, top
+    rooms = {room: sorted(path.stem for path in (ROOT / "agent" / room).glob("*.py") if path.stem != "__init__")
+             for room in ("api", "models")}
+    assert rooms == {"api": ["requests", "rules", "schema", "signing", "watched"],
+                     "models": ["fake", "faults", "hand_model", "toy", "toy_tasks"]}

@@ -4,9 +4,9 @@ what differs said in words."""
 import pytest
 
 from agent.branches import MAIN, BranchError, RunTree, compare
-from agent.fake import FakeModel
-from agent.faults import Fault
 from agent.loop import RunState, run_to_end
+from agent.models.fake import FakeModel
+from agent.models.faults import Fault
 from agent.scripts import load_script
 
 

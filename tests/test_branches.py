@@ -5,10 +5,10 @@ import json
 import pytest
 
 from agent.branches import MAIN, BranchError, RunTree, prefix
-from agent.fake import FakeModel
-from agent.faults import Fault
-from agent.hand_model import HandModel, tool_use_ids
 from agent.loop import RunState, console_lines, run_to_end, step
+from agent.models.fake import FakeModel
+from agent.models.faults import Fault
+from agent.models.hand_model import HandModel, tool_use_ids
 from agent.page.branches_view import console_notes
 from agent.real import record_script
 from agent.scripts import Script, load_script, parse_script

@@ -3,9 +3,9 @@
 import pytest
 
 from agent.branches import RunTree
-from agent.fake import FakeModel
-from agent.faults import Fault
 from agent.loop import RunState, run_to_end
+from agent.models.fake import FakeModel
+from agent.models.faults import Fault
 from agent.page.branches_view import (
     blocks_from_text,
     blocks_text,

@@ -25,8 +25,8 @@ from agent.exercise import (
     reference_run,
     starter_source,
 )
-from agent.fake import FakeModel
 from agent.loop import console_lines
+from agent.models.fake import FakeModel
 from agent.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -181,7 +181,7 @@ CHEATS = {
                                   "            os.write(fd, json.dumps({'verdict': 'pass', 'kind': 'returned', "
                                   "'type': 'str', 'text': '2 + 3 is 5.'}).encode() + b'\\n')\n"
                                   "        except OSError:\n            pass\n    return '2 + 3 is 5.'\n")),
-    "switch the checks off": with_bug((MESSAGES_LINE, MESSAGES_LINE + "    import agent.requests\n")),
+    "switch the checks off": with_bug((MESSAGES_LINE, MESSAGES_LINE + "    import agent.api.requests\n")),
     "import the project by its path": f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
                                       "from agent.loop import run_agent as run_agent_reference\n\n\n"
                                       "def run_agent(task, model, max_turns):\n"

@@ -3,8 +3,8 @@
 import anthropic
 import pytest
 
-from agent.fake import FakeModel, ScriptExhausted
-from agent.requests import RequestRejected
+from agent.api.requests import RequestRejected
+from agent.models.fake import FakeModel, ScriptExhausted
 from agent.scripts import parse_script
 from helpers import reply, text, thinking, tool_use
 

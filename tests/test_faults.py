@@ -3,8 +3,8 @@
 import pytest
 
 from agent.branches import RunTree
-from agent.faults import FAULTS, Fault, cut_input, cut_off, step_with_fault
 from agent.loop import console_lines, run_to_end, step
+from agent.models.faults import FAULTS, Fault, cut_input, cut_off, step_with_fault
 from agent.real import AnthropicModel, running_server
 from agent.scripts import load_script
 from helpers import fake_run, reply, text, tool_use

@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from agent.fake import FakeModel
 from agent.loop import RunState, run_to_end, step
+from agent.models.fake import FakeModel
 from agent.page.graph import CYCLE_NODES, PATHS, loop_diagram, run_graph
 from agent.scripts import builtin_names, load_script
 from helpers import fake_run, reply, text, tool_use

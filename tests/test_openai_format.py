@@ -3,6 +3,7 @@
 import json
 
 from agent.loop import RunState, run_to_end
+from agent.models.toy import ToyModel
 from agent.openai_format import (
     DIFFERENCES,
     chat_messages,
@@ -12,7 +13,6 @@ from agent.openai_format import (
     left_out_words,
     side_by_side,
 )
-from agent.toy import ToyModel
 
 
 def parallel_run() -> RunState:

@@ -6,8 +6,8 @@ import pytest
 from page_support import REFERENCE_CONSOLE, ROOT, click, console, pick_script, run, run_graph_dot, status, texts
 from streamlit.testing.v1 import AppTest
 
-from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, step
+from agent.models.fake import FakeModel
 from agent.page import view
 from agent.page.branches_view import console_notes
 from agent.real import script_json

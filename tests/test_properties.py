@@ -3,11 +3,11 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent.api.requests import RequestChecker, check_messages
+from agent.api.signing import sign
+from agent.api.watched import Conversation
 from agent.loop import run_to_end
-from agent.requests import RequestChecker, check_messages
-from agent.signing import sign
 from agent.tools import TOOLS
-from agent.watched import Conversation
 from helpers import fake_run
 
 json_values = st.recursive(

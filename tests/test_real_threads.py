@@ -5,8 +5,8 @@ The server's `on_answer` hears each body as it arrived, so these tests assert wh
 
 import re
 
-from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, run_to_end, step
+from agent.models.fake import FakeModel
 from agent.page import view
 from agent.real import AnthropicModel, running_server
 from agent.real.threads import ThreadStore

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, run_to_end, step
+from agent.models.fake import FakeModel
 from agent.real.anthropic_model import AnthropicModel
 from agent.real.record import record_script, save_recording, script_json
 from agent.real.server import running_server

@@ -2,8 +2,8 @@
 
 import pytest
 
-from agent.requests import RequestChecker, RequestRejected, check_body, check_messages
-from agent.signing import sign
+from agent.api.requests import RequestChecker, RequestRejected, check_body, check_messages
+from agent.api.signing import sign
 
 
 def user(content):

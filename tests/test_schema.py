@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sdk_schema import SCHEMA_FILE, read_sdk_schema, schema_text
 
-from agent import schema
-from agent.requests import OLD_VERSION, RequestChecker, check_body, check_messages
-from agent.signing import sign
+from agent.api import schema
+from agent.api.requests import OLD_VERSION, RequestChecker, check_body, check_messages
+from agent.api.signing import sign
 
 USER = {"role": "user", "content": "What is 2 + 3?"}
 
@@ -50,8 +50,8 @@ def test_the_schema_file_is_what_the_installed_sdk_says():
 
     written = json.loads(SCHEMA_FILE.read_text())["sdk_version"]
     assert SCHEMA_FILE.read_text() == schema_text(read_sdk_schema()), (
-        f"agent/api_schema.json was read from anthropic {written}, and anthropic {anthropic.__version__} is "
-        "installed: run `python tests/sdk_schema.py`, read `git diff agent/api_schema.json`, and commit it")
+        f"agent/api/api_schema.json was read from anthropic {written}, and anthropic {anthropic.__version__} is "
+        "installed: run `python tests/sdk_schema.py`, read `git diff agent/api/api_schema.json`, and commit it")
 
 
 def test_every_content_block_type_the_sdk_lists_is_known():
@@ -251,8 +251,8 @@ def test_check_request_takes_the_version_and_the_endpoint(tmp_path, capsys):
 
 
 def test_the_fake_model_drops_the_lessons_thinking_rule_in_real_api_mode_where_the_api_has_none():
-    from agent.fake import FakeModel
-    from agent.requests import RequestRejected
+    from agent.api.requests import RequestRejected
+    from agent.models.fake import FakeModel
     from agent.scripts import parse_script
     from helpers import reply, text, tool_use
 
@@ -271,8 +271,8 @@ def test_the_fake_model_drops_the_lessons_thinking_rule_in_real_api_mode_where_t
 
 
 def test_the_fake_model_checks_the_body_fields_a_loop_passes_by_the_sdks_version():
-    from agent.fake import FakeModel
-    from agent.requests import RequestRejected
+    from agent.api.requests import RequestRejected
+    from agent.models.fake import FakeModel
     from agent.scripts import parse_script
     from helpers import reply, text
 

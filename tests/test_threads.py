@@ -8,11 +8,11 @@ import anthropic
 import pytest
 
 from agent.__main__ import main
+from agent.api.requests import RequestRejected
 from agent.loop import RunState, console_lines, run_to_end, step
 from agent.page import view
 from agent.real import running_server
 from agent.real.threads import ThreadStore
-from agent.requests import RequestRejected
 from agent.scripts import load_script
 from helpers import fake_run, reply, text, thinking, tool_use
 
@@ -223,7 +223,7 @@ def test_the_pages_switch_runs_over_a_thread_and_says_the_bytes_both_ways(monkey
 
 
 def test_a_fork_of_a_threaded_run_falls_back_to_the_whole_array_on_its_first_turn():
-    from agent.fake import FakeModel
+    from agent.models.fake import FakeModel
 
     script = load_script("three_tool_chain")
     state = RunState(script.task, system=script.system, tool_names=script.tools, threads=True)
@@ -243,7 +243,7 @@ def test_a_fork_of_a_threaded_run_falls_back_to_the_whole_array_on_its_first_tur
 
 def test_a_bare_404_to_a_continue_falls_back_and_other_failures_do_not():
     """A server without the threads beta may answer a continue with a 404 that names no error_code."""
-    from agent.fake import FakeModel
+    from agent.models.fake import FakeModel
 
     class ServerWithoutThreads(FakeModel):
         def create(self, messages, **options):

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.fake import FakeModel
+from agent.api.requests import RequestChecker, RequestRejected
 from agent.loop import RunState, console_lines, run_to_end, step
+from agent.models.fake import FakeModel
+from agent.models.toy import CAN_DO, EXAMPLE_TASKS, TOY_MODEL_NAME, ToyModel
 from agent.real import record_script
-from agent.requests import RequestChecker, RequestRejected
 from agent.scripts import load_script
 from agent.tools import NOTES, tool_schemas
-from agent.toy import CAN_DO, EXAMPLE_TASKS, TOY_MODEL_NAME, ToyModel
 
 
 def ran(task: str, **settings) -> RunState:

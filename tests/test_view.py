@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from agent import summary
-from agent.fake import FakeModel
 from agent.loop import RunState, console_lines, run_to_end, step
+from agent.models.fake import FakeModel
+from agent.models.toy import ToyModel
 from agent.page import safe_text, view
 from agent.page.html_cards import highlight, message_html, messages_html, source_html
 from agent.page.lesson_loop import find_parts, lesson_source, shown_record
 from agent.scripts import builtin_names, load_script
-from agent.toy import ToyModel
 from helpers import fake_run, reply, text, thinking, tool_use
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent.api.requests import RequestChecker, RequestRejected, check_messages
 from agent.exercise import Limits, check_loop
-from agent.fake import FakeModel
 from agent.loop import RunState, reopen, step
-from agent.requests import RequestChecker, RequestRejected, check_messages
+from agent.models.fake import FakeModel
 from agent.scripts import parse_script
 from helpers import reply, text, thinking, tool_use
 

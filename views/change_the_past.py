@@ -19,10 +19,10 @@ import graphviz
 import streamlit as st
 
 from agent.branches import MAIN, Branch, BranchError, RunTree, compare
-from agent.fake import FakeModel
-from agent.faults import FAULTS, Fault
-from agent.hand_model import STOP_REASONS, HandModel, HandReplyError, tool_use_ids
 from agent.loop import Model, RunState, console_lines
+from agent.models.fake import FakeModel
+from agent.models.faults import FAULTS, Fault
+from agent.models.hand_model import STOP_REASONS, HandModel, HandReplyError, tool_use_ids
 from agent.page import view
 from agent.page.branches_view import (
     blocks_from_text,

@@ -12,8 +12,9 @@ from typing import Any
 
 import streamlit as st
 
-from agent.hand_model import written_by_hand
 from agent.loop import RunState
+from agent.models.hand_model import written_by_hand
+from agent.models.toy import TOY_MODEL_NAME
 from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import view
 from agent.page.graph import loop_diagram, run_graph
@@ -23,7 +24,6 @@ from agent.page.safe_text import CODE_CHARS, as_code, as_sentence, clip_text
 from agent.real import record_script
 from agent.scripts import ScriptError
 from agent.summary import message_line
-from agent.toy import TOY_MODEL_NAME
 from views import change_the_past  # marks a branch's fork, faults and edits on the graph and the console
 
 # The run graph draws this many latest turns and folds earlier ones into one node: the browser lays the

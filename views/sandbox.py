@@ -15,8 +15,9 @@ from typing import Any
 
 import streamlit as st
 
-from agent.fake import FakeModel
 from agent.loop import MAX_TOKENS, Model, RunState, reopen, run_to_end, step
+from agent.models.fake import FakeModel
+from agent.models.toy import CAN_DO, EXAMPLE_TASKS, ToyModel
 from agent.page import view
 from agent.page.keys import KEY_OF, KEYS_CAPTION, KEYS_JS
 from agent.page.links import Link, from_query
@@ -25,7 +26,6 @@ from agent.real import DEFAULT_MODEL
 from agent.scripts import Script, ScriptError, parse_script_text
 from agent.summary import clip
 from agent.tools import TOOLS
-from agent.toy import CAN_DO, EXAMPLE_TASKS, ToyModel
 from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past, page_link, serving
 from views.run_tabs import VIEWS, api_key, export_view, loop_view, messages_view, run_view

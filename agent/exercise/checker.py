@@ -20,8 +20,8 @@ from typing import Any
 from agent.exercise.judge import observe
 from agent.exercise.runner import Limits, protection, protection_used
 from agent.exercise.verdict import BadRequest, ScriptCheck, judge
-from agent.fake import FakeModel
 from agent.loop import RunState, run_to_end
+from agent.models.fake import FakeModel
 from agent.scripts import Script, builtin_names, load_script
 from agent.summary import message_line
 

@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.api.requests import RequestRejected
 from agent.exercise.runner import MESSAGE_BYTES, ChildProcess, Limits, why_ended
-from agent.fake import FakeModel, ScriptExhausted
-from agent.requests import RequestRejected
+from agent.models.fake import FakeModel, ScriptExhausted
 from agent.scripts import Script
 from agent.tools import run_tool
 

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.hand_model import written_by_hand
 from agent.loop import RunState, TurnRecord
+from agent.models.hand_model import written_by_hand
 from agent.page.safe_text import scrub
 from agent.real import cost_estimate, run_usage, total_input
 from agent.scripts import Script, ScriptError, builtin_names, load_script

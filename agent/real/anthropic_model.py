@@ -33,8 +33,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from agent.api.requests import RequestChecker
 from agent.loop import describe_error
-from agent.requests import RequestChecker
 from agent.scripts import MAX_USAGE
 from agent.untrusted import UntrustedInputError, check_value
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from agent import schema
+from agent.api import schema
 
 UNKNOWN_DATE = "1970-01-01T00:00:00Z"
 DEFAULT_LIMIT, MAX_LIMIT = 20, 1000

@@ -16,8 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent.fake import FakeModel
 from agent.loop import RunState, TurnRecord, console_lines, step
+from agent.models.fake import FakeModel
 from agent.scripts import Script, ScriptError, is_error_status, parse_script, save_script
 
 # describe_error's words for a failure that had a status: "529 overloaded_error: Overloaded".

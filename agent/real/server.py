@@ -4,7 +4,7 @@
 events when the body says `stream: true`) and `POST /v1/messages/count_tokens`,
 so the real `anthropic` SDK, or an agent in any language, can be pointed at it
 by its base URL. Every request is checked with the engine's rules
-(`agent.requests` and the FakeModel), and a bad one gets the API's 400 body.
+(`agent.api.requests` and the FakeModel), and a bad one gets the API's 400 body.
 This module says what a request means; reading requests and writing answers,
 however malformed the request, is `agent.real.http_transport`'s.
 
@@ -34,11 +34,11 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from agent.fake import FakeModel, ScriptExhausted
+from agent.api.requests import API_VERSIONS, LATEST_VERSION, MODES, RequestChecker, RequestRejected
+from agent.models.fake import FakeModel, ScriptExhausted
 from agent.real.http_transport import MAX_BODY_BYTES, ApiError, ApiHttpServer, ApiJSONResponse, log_note, parse_body
 from agent.real.models import model_list, model_named
 from agent.real.threads import ThreadRejected, ThreadStore
-from agent.requests import API_VERSIONS, LATEST_VERSION, MODES, RequestChecker, RequestRejected
 from agent.scripts import Script
 
 __all__ = ["MAX_BODY_BYTES", "ApiError", "StandInServer", "assistant_turns", "estimate_tokens", "running_server",

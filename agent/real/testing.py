@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.fake import FakeModel, ScriptExhausted, ThreadNotFound
-from agent.requests import API_VERSIONS, LATEST_VERSION, RequestRejected
+from agent.api.requests import API_VERSIONS, LATEST_VERSION, RequestRejected
+from agent.models.fake import FakeModel, ScriptExhausted, ThreadNotFound
 from agent.scripts import Script, load_script, parse_script
 
 IN_PROCESS_URL = "http://stand-in.invalid"  # no such host: only the transport answers it

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agent.rules import THREAD_KEEPS, THREAD_NOT_FOUND
+from agent.api.rules import THREAD_KEEPS, THREAD_NOT_FOUND
 
 MAX_THREADS = 1000
 MAX_AGE_SECONDS = 3600.0

@@ -1,6 +1,6 @@
 """The Messages API's request body: every field, its type, and the API's words when one is wrong.
 
-The schema itself is data, `agent/api_schema.json`, read from the `anthropic`
+The schema itself is data, `agent/api/api_schema.json`, read from the `anthropic`
 SDK's own param types (`MessageCreateParams`, `MessageCountTokensParams` and the
 `ContentBlockParam` members they reach) by `tests/sdk_schema.py`; a test fails
 when the installed SDK and the file part ways. The engine never imports the SDK.
@@ -119,7 +119,7 @@ def _tagged(value: dict[str, Any], key: str, in_path: bool, tags: dict[str, Any]
         out.append(f"{path}: Unable to extract tag using discriminator '{key}'")
     elif not isinstance(tag, str) or tag not in tags:
         if key == "role":
-            # The SDK lists a `system` role, but the API answers a system message with its own words (agent.rules).
+            # The SDK lists a `system` role, but the API answers a system message with its own words (agent.api.rules).
             out.append(f"{path}.role: Input should be {_literal_words([t for t in tags if t != 'system'])}")
         else:
             out.append(f"{path}: Input tag {_say(tag) if isinstance(tag, str) else repr(tag)} found using "

@@ -19,8 +19,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent import signing
-from agent.requests import RequestChecker, RequestRejected
+from agent.api import signing
+from agent.api.requests import RequestChecker, RequestRejected
 from agent.tools import TOOLS, input_problem
 
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal",

@@ -9,7 +9,7 @@ check requests here, so a mistake reads the same wherever it is made. Two modes:
   merged, and a final assistant message is allowed as a prefill.
 
 Every field of the body is checked against the schema the SDK's own types give
-(`agent.schema`), and the rules between messages (tool ids, roles, thinking) on
+(`agent.api.schema`), and the rules between messages (tool ids, roles, thinking) on
 top. The API version decides a few rules: 2026-10-21, which SDK 2.x sends,
 refuses the sampling fields and two kinds of content that 2023-06-01 takes.
 
@@ -30,8 +30,8 @@ import copy
 from operator import itemgetter
 from typing import Any
 
-from agent import schema, signing, watched
-from agent.rules import ID_PATTERN, Turn, blocks_of, check_final, check_pair, message_problems
+from agent.api import schema, signing, watched
+from agent.api.rules import ID_PATTERN, Turn, blocks_of, check_final, check_pair, message_problems
 
 MODES = ("lesson", "real-api")
 __all__ = ["API_VERSIONS", "ID_PATTERN", "LATEST_VERSION", "MODES", "OLD_VERSION", "RequestChecker", "RequestRejected",
@@ -127,7 +127,7 @@ class RequestChecker:
         """Whether the messages of the last accepted request are, as far as a cheap proof can tell, as they were.
 
         Each comparison runs in C over the whole prefix: the same message objects, holding the same content
-        objects of the same lengths; and no watched reply block (the model's content, `agent.watched`) changed.
+        objects of the same lengths; and no watched reply block (the model's content, `agent.api.watched`) changed.
         What this cannot see: an in-place change to a dict the loop built itself (a message's role or an added
         key, a block of its own tool results), or a block swapped inside the loop's own list for another.
         """

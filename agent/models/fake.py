@@ -1,13 +1,13 @@
 """FakeModel: plays the model from a script, and checks every request first.
 
 Each `create` call checks the request against the API's rules
-(`agent.requests`), refusing a bad one with the API's own words, then answers
+(`agent.api.requests`), refusing a bad one with the API's own words, then answers
 with a fresh copy of the script's next reply. A script entry that is an error
 raises the exception the `anthropic` SDK raises for that status.
 
 Every thinking block it sends carries a signature, as the API's do: the
-script's own, or one derived from the text (`agent.signing`). The reply's
-content is watched (`agent.watched`), so a loop that later edits it in place is
+script's own, or one derived from the text (`agent.api.signing`). The reply's
+content is watched (`agent.api.watched`), so a loop that later edits it in place is
 checked whole again.
 """
 
@@ -17,11 +17,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent import signing
-from agent.requests import LATEST_VERSION, RequestChecker, RequestRejected, as_message_list, request_body
-from agent.rules import THREAD_KEEPS, THREAD_NOT_FOUND
+from agent.api import signing
+from agent.api.requests import LATEST_VERSION, RequestChecker, RequestRejected, as_message_list, request_body
+from agent.api.rules import THREAD_KEEPS, THREAD_NOT_FOUND
+from agent.api.watched import Conversation, watched
 from agent.scripts import Script
-from agent.watched import Conversation, watched
 
 THINKING_TYPES = ("thinking", "redacted_thinking")
 
@@ -164,7 +164,7 @@ class FakeModel:
     def _require_thinking_unchanged(self, messages: list[dict[str, Any]]) -> None:
         # The lesson's rule: the whole reply goes back, so the latest assistant message's thinking blocks must be
         # the ones served, none dropped. The API itself refuses a changed block anywhere (its signature no longer
-        # matches) and a dropped one only with thinking on (`agent.requests`); the lesson is stricter, in the
+        # matches) and a dropped one only with thinking on (`agent.api.requests`); the lesson is stricter, in the
         # latest assistant message only, so the check costs the same every turn.
         if self.calls == 0:
             return

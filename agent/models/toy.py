@@ -2,7 +2,7 @@
 
 It answers a task with the built-in tools the way a model would, so a person
 without a key can type a task and watch the loop work on it. What it reads in
-a task is `agent.toy_tasks`: sums and differences (`add`, one call a turn for a
+a task is `agent.models.toy_tasks`: sums and differences (`add`, one call a turn for a
 chain, several calls in one reply for separate sums), word counts
 (`word_count`, of a quoted text or of a file's content), the note files
 (`list_files`, `read_file`) and shouting (`upper`); a task of several parts
@@ -25,9 +25,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agent.requests import RequestChecker, as_message_list, request_body, thinking_enabled
+from agent.api.requests import RequestChecker, as_message_list, request_body, thinking_enabled
+from agent.models.toy_tasks import CAN_DO, Call, Job, Said, Sum, jobs
 from agent.summary import result_text
-from agent.toy_tasks import CAN_DO, Call, Job, Said, Sum, jobs
 
 __all__ = ["CAN_DO", "EXAMPLE_TASKS", "TOY_MODEL_NAME", "ToyModel", "estimate_tokens"]
 TOY_MODEL_NAME = "toy-patterns"

@@ -23,8 +23,8 @@ import copy
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent.fake import sdk_error
 from agent.loop import Model, RunState, TurnRecord, step
+from agent.models.fake import sdk_error
 from agent.tools import TOOLS, Tool
 
 FAULTS = {

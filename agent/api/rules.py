@@ -1,6 +1,6 @@
 """The rules of one message, and between an assistant turn and the user turn after it, in the API's words.
 
-`agent.requests` walks a request through these; `agent.schema` has already said
+`agent.api.requests` walks a request through these; `agent.api.schema` has already said
 what is wrong with a field's type or presence. Wording sources: the README's
 rules table.
 """
@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent import schema
+from agent.api import schema
 
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 # Message threads (the beta the SDK's tool runner uses): the FakeModel and the stand-in refuse alike. The phrases come

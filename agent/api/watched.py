@@ -3,7 +3,7 @@
 The API checks every request whole, so a loop that edits a message it already
 sent is judged on the edited request. Comparing every earlier message deeply on
 every turn would make a 4000-turn run quadratic. Instead the checker proves the
-earlier messages unchanged cheaply (`agent.requests`): the same message, content
+earlier messages unchanged cheaply (`agent.api.requests`): the same message, content
 and block objects, of the same lengths, compared at C speed; and the blocks the
 model handed out are these watched containers, which count every change made to
 them. Any change the proof cannot rule out sends the request through a full check.
