@@ -193,10 +193,13 @@ def test_two_browser_tabs_are_two_sandboxes(sandbox_page, sandbox):
     step(second)
     expect(second.get_by_text("turn 1 of 40")).to_be_visible()
     expect(first.get_by_text("turn 2 of 40")).to_be_visible()
-    second.reload()  # reloading a tab starts a new session; the other tab's run stays
+    second.reload()  # a new session, which its URL brings back to where the tab was; the other tab's run stays
     wait_for_idle(second)
-    expect(second.get_by_text("turn 0 of 40")).to_be_visible()
-    expect(first.get_by_text("turn 2 of 40")).to_be_visible()
+    expect(second.get_by_text("turn 1 of 40")).to_be_visible(timeout=20_000)
+    step(second)
+    expect(second.get_by_text("turn 2 of 40")).to_be_visible()
+    step(first)
+    expect(first.get_by_text("turn 2 of 40")).to_be_visible()  # the run had finished: Step says so, no turn 3
 
 
 def test_a_bad_script_file_is_refused_in_words_and_the_run_stays(sandbox_page):

@@ -52,7 +52,14 @@ def settled_url(page, holding: str) -> str:
     """The address once the page has written `holding` into it (it arrives just after the run ends)."""
     page.wait_for_function("text => window.location.href.includes(text)", arg=holding, timeout=30_000)
     wait_for_idle(page)
-    return page.url
+    url = page.url
+    for _ in range(20):  # the last click's rerun writes the address after it ends: wait until it stays put
+        page.wait_for_timeout(500)
+        wait_for_idle(page)
+        if page.url == url:
+            return url
+        url = page.url
+    return url
 
 
 def reopened(chromium, page, holding: str):
@@ -111,6 +118,7 @@ def test_a_branch_with_an_edit_and_a_fault_reopens_in_a_new_browser(sandbox_page
     wait_for_idle(page)
     choose(page, "What goes wrong", "the service answers 529 overloaded, then the retry")
     click(page, "Step with this fault")
+    page.get_by_text("turn 2 of 40").wait_for(timeout=30_000)  # the 529, then the retry's answer
     url = settled_url(page, "actions=")
     again = open_page(chromium, url)
     try:

@@ -432,3 +432,8 @@ def test_any_typed_task_ends_in_an_answer_never_a_crash(pieces):
     run_to_end(state, ToyModel())
     assert state.done and not state.result.startswith(("model error", "bad request")), state.result
     assert all(r.error is None for r in state.records)
+
+
+def test_a_full_stop_inside_an_address_does_not_end_the_request():
+    state = RunState("Shout [x](http://example.com) and www.foo.org, mail a@b.com", tool_names=["upper"])
+    assert run_to_end(state, ToyModel()) == "[X](HTTP://EXAMPLE.COM) AND WWW.FOO.ORG, MAIL A@B.COM"

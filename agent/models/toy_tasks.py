@@ -91,7 +91,7 @@ def clauses(task: str) -> list[list[Token]]:
     found: list[list[Token]] = [[]]
     toks = tokens(task)
     for i, token in enumerate(toks):
-        if token.word in _ENDS or token.kind == "newline":
+        if token.kind == "newline" or token.word in _ENDS and (token.word != "." or _ends_sentence(task, token)):
             found.append([])
             continue
         if token.word in _JOINS and _new_request_after(toks, i):
@@ -99,6 +99,11 @@ def clauses(task: str) -> list[list[Token]]:
         if found[-1] or token.word not in _JOINS:  # the joins between two requests belong to neither
             found[-1].append(token)
     return [c for c in found if c]
+
+
+def _ends_sentence(task: str, token: Token) -> bool:
+    """Whether a full stop ends a sentence: one followed by a space or the end, not one inside `example.com`."""
+    return token.end == len(task) or task[token.end].isspace()
 
 
 def _new_request_after(toks: list[Token], i: int) -> bool:
