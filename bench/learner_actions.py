@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+import hypothesis.core  # noqa: E402
 from hypothesis import HealthCheck, Phase, settings  # noqa: E402
 from hypothesis.stateful import run_state_machine_as_test  # noqa: E402
 from learner_machine import LearnerOnThePage  # noqa: E402
@@ -42,8 +43,7 @@ def main() -> int:
     started = time.perf_counter()
     failure = None
     try:
-        import random
-        random.seed(args.seed)
+        hypothesis.core.global_force_seed = args.seed  # what pytest's --hypothesis-seed sets: the same sequences again
         run_state_machine_as_test(Counted, settings=settings(
             max_examples=args.examples, stateful_step_count=args.steps, deadline=None, database=None,
             derandomize=False, phases=[Phase.generate, Phase.shrink],
