@@ -370,3 +370,38 @@ def test_an_unknown_api_version_is_refused_in_words():
     with pytest.raises(ValueError) as caught:
         RequestChecker(version="2024-01-01")
     assert str(caught.value) == "version must be one of 2023-06-01, 2026-10-21, not '2024-01-01'"
+
+
+TAGS = ("'text', 'image', 'document', 'search_result', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result', "
+        "'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result', 'code_execution_tool_result', "
+        "'bash_code_execution_tool_result', 'text_editor_code_execution_tool_result', 'tool_search_tool_result', "
+        "'container_upload'")
+
+
+# How each union is told apart is worked out once per process, on the first request that reaches it, and kept; every
+# other test here meets it already worked out, so these start from nothing, as a fresh server or CLI does.
+@pytest.mark.parametrize("request_body, expected", [
+    (body([{"role": "bot", "content": "hi"}]), "messages.0.role: Input should be 'user' or 'assistant'"),
+    (body([{"content": "hi"}]), "messages.0: Unable to extract tag using discriminator 'role'"),
+    (body([{"role": "user", "content": [{"type": "imagee"}]}]),
+     f"messages.0.content.0: Input tag 'imagee' found using 'type' does not match any of the expected tags: {TAGS}"),
+    (body([{"role": "user", "content": [{"text": "x"}]}]),
+     "messages.0.content.0: Unable to extract tag using discriminator 'type'"),
+    (body([{"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {}}]}]),
+     "messages.0.content.0.text.cache_control.type: Field required"),  # a union of one object and null: no tag
+    (body([{"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral",
+                                                                                       "ttl": "2h"}}]}]),
+     "messages.0.content.0.text.cache_control.ttl: Input should be '1h' or '5m'"),
+    (body([USER], max_tokens="many"), "max_tokens: Input should be a valid integer"),
+    (body([USER], service_tier="slow"), "service_tier: Input should be 'auto' or 'standard_only'"),
+])
+def test_the_first_request_a_process_checks_is_refused_in_the_apis_words(request_body, expected, monkeypatch):
+    monkeypatch.setattr(schema, "_plans", {})
+    monkeypatch.setattr(schema, "_literal_pairs", {})
+    assert check_body(request_body) == [expected]
+    assert check_body(body(turn(thought(), call()))) == []  # and what is right still passes
+
+
+def test_the_body_check_refuses_the_sampling_fields_unless_told_the_old_version_takes_them():
+    assert schema.body_problems(body([USER], temperature=0.5)) == ["temperature: Extra inputs are not permitted"]
+    assert schema.body_problems(body([USER], temperature=0.5), sampling=True) == []
