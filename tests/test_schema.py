@@ -405,3 +405,8 @@ def test_the_first_request_a_process_checks_is_refused_in_the_apis_words(request
 def test_the_body_check_refuses_the_sampling_fields_unless_told_the_old_version_takes_them():
     assert schema.body_problems(body([USER], temperature=0.5)) == ["temperature: Extra inputs are not permitted"]
     assert schema.body_problems(body([USER], temperature=0.5), sampling=True) == []
+
+
+def test_a_request_with_many_problems_lists_the_first_twenty():
+    problems = check_body(body([USER], **{f"field_{n:02d}": n for n in range(30)}))
+    assert problems == [f"field_{n:02d}: Extra inputs are not permitted" for n in range(20)]
