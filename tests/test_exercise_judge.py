@@ -18,6 +18,7 @@ from test_exercise import (
     FAST,
     KEEP_RESULT,
     LIMIT_MESSAGE,
+    STOP_CHECK,
     TURNS,
     check_one,
     with_bug,
@@ -299,3 +300,27 @@ def test_hostile_code_sees_no_host_file_no_environment_no_network(isolation, tmp
     assert not (ROOT / "agent" / "hostile_was_here.py").exists()
     assert not Path("/tmp/hostile_was_here").exists()
     assert "sk-ant-canary" not in json.dumps(result.__dict__, default=str)
+
+
+# ---- the verdict's words --------------------------------------------------------------------------------------
+
+
+def test_a_loop_that_asks_again_after_the_end_says_how_many_requests_the_reference_sent():
+    [cut_off] = check_one(with_bug((STOP_CHECK, "")), "cut_off_reply")
+    assert cut_off.summary == ("your loop asked for another reply after the model had finished (request 2; the "
+                               "reference loop sent 1 request)")
+    [endless] = check_one(with_bug((TURNS, "    turn = 0\n    while True:\n        turn += 1\n")), "runaway")
+    assert endless.summary == ("your loop asked for another reply after the model had finished (request 41; the "
+                               "reference loop sent 40 requests)")
+
+
+def test_an_exception_raised_where_no_line_of_the_learners_ran_names_no_line():
+    [result] = check_one("run_agent = max\n", "add_then_answer")
+    assert (result.verdict, result.line, result.error.line, result.error.code) == ("exception", None, None, "")
+    assert result.summary == "TypeError: '>' not supported between instances of 'Model' and 'str'"
+
+
+def test_a_loop_that_gives_up_well_before_the_limit_is_not_named_off_by_one():
+    [result] = check_one(with_bug((TURNS, "    for turn in range(1, max_turns - 5):\n")), "runaway")
+    assert (result.verdict, result.mistake) == ("output", None)
+
