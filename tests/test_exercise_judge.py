@@ -18,6 +18,7 @@ from test_exercise import (
     FAST,
     KEEP_RESULT,
     LIMIT_MESSAGE,
+    RUN_CALL,
     STOP_CHECK,
     TURNS,
     check_one,
@@ -324,3 +325,11 @@ def test_a_loop_that_gives_up_well_before_the_limit_is_not_named_off_by_one():
     [result] = check_one(with_bug((TURNS, "    for turn in range(1, max_turns - 5):\n")), "runaway")
     assert (result.verdict, result.mistake) == ("output", None)
 
+
+
+def test_a_loop_that_never_sends_its_results_is_named_even_when_it_ran_no_tool():
+    # Its second request is not its first again: it did not throw the reply away, it kept it and sent no results.
+    source = with_bug((RUN_CALL, '                result = {"type": "tool_result", "tool_use_id": block["id"], '
+                                 '"content": "5"}\n'), (APPEND_RESULTS, ""))
+    [result] = check_one(source, "add_then_answer")
+    assert (result.verdict, result.mistake) == ("bad_request", "results_not_appended")
