@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sdk_schema import SCHEMA_FILE, read_sdk_schema, schema_text
 
 from agent.api import schema
-from agent.api.requests import OLD_VERSION, RequestChecker, check_body, check_messages
+from agent.api.requests import LATEST_VERSION, OLD_VERSION, RequestChecker, check_body, check_messages
 from agent.api.signing import sign
 
 USER = {"role": "user", "content": "What is 2 + 3?"}
@@ -410,3 +410,31 @@ def test_the_body_check_refuses_the_sampling_fields_unless_told_the_old_version_
 def test_a_request_with_many_problems_lists_the_first_twenty():
     problems = check_body(body([USER], **{f"field_{n:02d}": n for n in range(30)}))
     assert problems == [f"field_{n:02d}: Extra inputs are not permitted" for n in range(20)]
+
+
+@pytest.mark.parametrize("fields, version, expected", [
+    ({"messages": [{"role": "user", "content": [{"type": 5}]}]}, None,
+     f"messages.0.content.0: Input tag 5 found using 'type' does not match any of the expected tags: {TAGS}"),
+    ({"messages": [{"role": 5, "content": "x"}]}, None, "messages.0.role: Input should be 'user' or 'assistant'"),
+    ({"max_tokens": 1.5}, None, "max_tokens: Input should be a valid integer"),
+    ({"max_tokens": True}, None, "max_tokens: Input should be a valid integer"),
+    ({"stream": "yes"}, None, "stream: Input should be a valid boolean"),
+    ({"metadata": "x"}, None, "metadata: Input should be a valid dictionary"),
+    ({"tool_choice": {"type": "auto", "disable_parallel_tool_use": "no"}}, None,
+     "tool_choice.auto.disable_parallel_tool_use: Input should be a valid boolean"),
+    ({"tool_choice": {"type": "none2"}}, None,
+     "tool_choice: Input tag 'none2' found using 'type' does not match any of the expected tags: 'auto', 'any', "
+     "'tool', 'none'"),
+    ({"stop_sequences": "END"}, None, "stop_sequences: Input should be a valid list"),
+    ({"system": [{"type": "text", "text": 5}]}, None, "system.0.text: Input should be a valid string"),
+    ({"tools": [{"name": "t", "input_schema": {"type": "object"}, "type": "customm"}]}, None,
+     "tools.0.type: Input should be 'custom'"),
+    ({"model": 5}, None, "model: Input should be 'claude-fable-5', 'claude-fable-5-1', "),
+    ({"top_k": 1.5}, OLD_VERSION, "top_k: Input should be a valid integer"),
+    ({"temperature": True}, OLD_VERSION, "temperature: Input should be a valid number"),
+])
+def test_a_field_of_the_wrong_kind_is_said_as_the_api_says_it(fields, version, expected):
+    problems = check_body(body([USER]) | fields, version=version or LATEST_VERSION)
+    assert len(problems) == 1 and problems[0].startswith(expected) and (expected.endswith(", ") or
+                                                                         problems[0] == expected)
+    assert check_body(body([USER], temperature=1), version=OLD_VERSION) == []
