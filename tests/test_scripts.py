@@ -4,7 +4,15 @@ import json
 
 import pytest
 
-from agent.scripts import Script, ScriptError, builtin_names, load_script, parse_script_text, save_script
+from agent.scripts import (
+    Script,
+    ScriptError,
+    builtin_names,
+    load_script,
+    parse_script,
+    parse_script_text,
+    save_script,
+)
 
 GOOD_REPLY = {"stop_reason": "end_turn", "content": [{"type": "text", "text": "hi"}]}
 
@@ -191,3 +199,14 @@ def test_a_saved_script_is_indented_for_a_person_to_edit(tmp_path):
     save_script(parse_script_text(json.dumps({"replies": [GOOD_REPLY], "title": "Hi"})), tmp_path / "s.json")
     text = (tmp_path / "s.json").read_text()
     assert text.startswith('{\n  "title": "Hi",\n  "about": ""') and text.endswith("}\n")
+
+
+def test_a_script_parsed_elsewhere_is_held_to_the_same_limits_in_words_naming_it():
+    with pytest.raises(ScriptError, match="^page upload: nan is not a JSON number$"):
+        parse_script({"replies": [GOOD_REPLY], "about": float("nan")}, source="page upload")
+
+
+def test_a_missing_script_lists_every_builtin_one():
+    with pytest.raises(ScriptError) as caught:
+        load_script("no_such")
+    assert str(caught.value).endswith(f"(the built-in scripts: {', '.join(builtin_names())})")
