@@ -333,3 +333,19 @@ def test_a_loop_that_never_sends_its_results_is_named_even_when_it_ran_no_tool()
                                  '"content": "5"}\n'), (APPEND_RESULTS, ""))
     [result] = check_one(source, "add_then_answer")
     assert (result.verdict, result.mistake) == ("bad_request", "results_not_appended")
+
+
+def test_a_loop_that_goes_on_after_the_model_finished_without_keeping_the_reply_is_named():
+    # It asks again with the very same messages, after a reply that was not tool_use: not a thrown-away call.
+    source = with_bug((APPEND_REPLY, ""), (STOP_CHECK, '        if reply["stop_reason"] != "tool_use":\n'
+                                                       "            continue\n" + APPEND_REPLY))
+    [result] = check_one(source, "refusal")
+    assert (result.verdict, result.mistake) == ("too_many_requests", "kept_going")
+
+
+def test_a_loop_that_stops_at_a_count_of_its_own_and_says_so_is_named_for_its_own_limit():
+    source = with_bug((TURNS, "    for turn in range(1, max_turns - 5):\n"),
+                      (LIMIT_MESSAGE, '    return f"stopped: no answer after {turn} turns"\n'))
+    [result] = check_one(source, "runaway")
+    assert (result.verdict, result.mistake) == ("output", "own_turn_limit")
+    assert result.mistake_text == MISTAKES["own_turn_limit"]
