@@ -8,6 +8,9 @@ from agent.models.fake import FakeModel, ScriptExhausted
 from agent.scripts import parse_script
 from helpers import reply, text, thinking, tool_use
 
+ADD = {"name": "add", "description": "Add two numbers.",
+       "input_schema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}}
+
 
 def model(*replies, mode="lesson"):
     return FakeModel(parse_script({"replies": list(replies)}, name="s"), mode=mode)
@@ -125,3 +128,21 @@ def test_a_changed_thinking_block_is_named_where_the_loop_put_it():
     with pytest.raises(RequestRejected, match=r"^messages\.1\.content\.1: `thinking` or `redacted_thinking` blocks"):
         fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": moved},
                      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}])
+
+
+def test_a_continue_that_sends_tools_again_is_refused_naming_them():
+    fake = model(reply("tool_use", tool_use("t1")), reply("end_turn", text("5")))
+    first = fake.create([{"role": "user", "content": "go"}], tools=[ADD], thread={"type": "create"})
+    with pytest.raises(RequestRejected, match=r"^tools: a `continue` takes `tools` from the thread; the thread keeps "
+                                              r"the `tools` it was created with$"):
+        fake.create([], tools=[ADD], thread={"type": "continue", "previous_message_id": first["id"]})
+
+
+def test_a_thinking_block_the_script_signed_itself_goes_back_accepted():
+    signed = {"type": "thinking", "thinking": "plan", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pk"}
+    fake = model(reply("tool_use", signed, tool_use("t1")), reply("end_turn", text("5")))
+    first = fake.create([{"role": "user", "content": "go"}])
+    assert first["content"][0]["signature"] == signed["signature"]
+    answer = fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": first["content"]},
+                          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}])
+    assert answer["content"] == [text("5")]
