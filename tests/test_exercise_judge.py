@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_exercise import (
+    ANSWER,
     APPEND_REPLY,
     APPEND_RESULTS,
     CORRECT_LOOP,
@@ -349,3 +350,29 @@ def test_a_loop_that_stops_at_a_count_of_its_own_and_says_so_is_named_for_its_ow
     [result] = check_one(source, "runaway")
     assert (result.verdict, result.mistake) == ("output", "own_turn_limit")
     assert result.mistake_text == MISTAKES["own_turn_limit"]
+
+
+def test_a_refusal_raised_where_the_request_was_sent_points_at_no_line_of_the_learners():
+    [result] = check_one(with_bug((APPEND_REPLY, "")), "add_then_answer")
+    assert (result.verdict, result.error.type, result.error.line) == ("bad_request", "BadRequestError", 7)
+    assert (result.line, result.line_note) == (None, "")  # the refusal is the news, not the line that sent it
+
+
+def test_an_exception_points_at_the_line_it_was_raised_from():
+    [result] = check_one(with_bug((ANSWER, '            return "".join(b["text"] for b in reply["content"])\n')),
+                         "thinking_then_answer")
+    assert (result.line, result.line_note) == (result.error.line, "KeyError raised here")
+
+
+def test_a_request_after_the_reference_had_stopped_has_no_reference_to_show():
+    source = with_bug((STOP_CHECK, '        if reply["stop_reason"] != "tool_use":\n            continue\n'))
+    [result] = check_one(source, "refusal")
+    assert (result.verdict, result.bad_request.request, result.bad_request.reference_messages) == (
+        "bad_request", 2, None)
+
+
+def test_output_past_the_kept_bytes_is_said_to_be_cut():
+    source = with_bug((HEADER, HEADER + '    print("x" * 300000)\n'))
+    [result] = check_one(source, "add_then_answer")
+    assert result.summary == ("the output differs from the reference at line 1 (your loop printed more than "
+                              "200,000 bytes: the rest was not kept)")
