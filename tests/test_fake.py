@@ -3,7 +3,7 @@
 import anthropic
 import pytest
 
-from agent.api.requests import RequestRejected
+from agent.api.requests import OLD_VERSION, RequestRejected
 from agent.models.fake import FakeModel, ScriptExhausted
 from agent.scripts import parse_script
 from helpers import reply, text, thinking, tool_use
@@ -144,5 +144,26 @@ def test_a_thinking_block_the_script_signed_itself_goes_back_accepted():
     first = fake.create([{"role": "user", "content": "go"}])
     assert first["content"][0]["signature"] == signed["signature"]
     answer = fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": first["content"]},
+                          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}])
+    assert answer["content"] == [text("5")]
+
+
+def test_what_each_request_carried_is_kept_for_the_page():
+    fake = model(reply("end_turn", text("x")))
+    fake.create([{"role": "user", "content": "hi"}], system="Be brief.", max_tokens=64)
+    assert fake.requests == [{"messages": 1, "system": "Be brief.", "tools": [], "max_tokens": 64}]
+
+
+def test_a_fake_model_told_the_old_api_version_takes_its_sampling_fields():
+    script = parse_script({"replies": [reply("end_turn", text("x"))]}, name="s")
+    assert FakeModel(script, version=OLD_VERSION).create([{"role": "user", "content": "hi"}], temperature=0.5)
+    with pytest.raises(RequestRejected, match="^temperature: Extra inputs are not permitted$"):
+        FakeModel(script).create([{"role": "user", "content": "hi"}], temperature=0.5)
+
+
+def test_the_lessons_thinking_rule_asks_for_the_same_thinking_not_the_same_order():
+    fake = model(reply("tool_use", thinking("plan"), text("adding"), tool_use("t1")), reply("end_turn", text("5")))
+    plan, said, call = fake.create([{"role": "user", "content": "go"}])["content"]
+    answer = fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": [said, plan, call]},
                           {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}])
     assert answer["content"] == [text("5")]

@@ -154,6 +154,7 @@ STATUSES = "400, 401, 402, 403, 404, 408, 409, 413, 429, 500, 502, 503, 504, 529
      "scripts/x.json: replies[0].usage: usage must be an object of whole numbers from 0 to 1,000,000,000,000"),
     ({"replies": [GOOD_REPLY], "title": 1}, "scripts/x.json: title: title must be a string"),
     ({"replies": [GOOD_REPLY], "system": ["be brief"]}, "scripts/x.json: system: system must be a string"),
+    ({"replies": [GOOD_REPLY], "task": 5}, "scripts/x.json: task: task must be a string"),
     ({"replies": [GOOD_REPLY], "tools": "add"}, "scripts/x.json: tools: tools must be a list of tool names"),
     ({"replies": [GOOD_REPLY], "tools": [["add"]]}, "scripts/x.json: tools[0]: a tool is named by a string"),
     ({"replies": [GOOD_REPLY], "tools": ["x" * 70]},
@@ -193,6 +194,7 @@ def test_a_script_that_says_little_plays_with_the_defaults_and_saves_them():
                                         ["add", "word_count", "upper", "read_file", "list_files"], 40, None)
     assert "expected_output" not in script.to_dict()
     assert Script([GOOD_REPLY], name="n").to_dict()["title"] == "n"
+    assert parse_script({"replies": [GOOD_REPLY]}).title == "script"  # a script built from data names itself so
 
 
 def test_a_saved_script_is_indented_for_a_person_to_edit(tmp_path):
