@@ -27,6 +27,7 @@ from test_exercise import (
 )
 
 from agent.exercise import MISTAKES, Limits, check_loop, exercise_script_names, format_check, protection
+from agent.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGES_LINE = '    messages = [{"role": "user", "content": task}]\n'
@@ -376,3 +377,13 @@ def test_output_past_the_kept_bytes_is_said_to_be_cut():
     [result] = check_one(source, "add_then_answer")
     assert result.summary == ("the output differs from the reference at line 1 (your loop printed more than "
                               "200,000 bytes: the rest was not kept)")
+
+
+def test_a_loop_that_keeps_the_first_task_for_the_next_script_fails_it_in_words():
+    source = with_bug(("import json\n", "import json\n\nFIRST_TASK = []\n"),
+                      (MESSAGES_LINE, "    FIRST_TASK.append(task)\n"
+                                      '    messages = [{"role": "user", "content": FIRST_TASK[0]}]\n'))
+    first, second = check_one(source, "add_then_answer", "two_file_search")
+    assert first.passed and first.title == load_script("add_then_answer").title
+    assert (second.verdict, second.mistake) == ("output", "kept_state")
+    assert second.summary == "request 1 carried the task of a script run before this one"
