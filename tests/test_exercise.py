@@ -256,6 +256,7 @@ def test_an_endless_loop_ends_at_the_time_limit_and_the_next_script_still_runs()
     hang, after = check_one(HANGS_ON_ADDITION, "add_then_answer", "two_file_search", limits=Limits(seconds=1.0))
     assert (hang.verdict, hang.mistake) == ("time_limit", "endless_loop")
     assert hang.summary == "did not finish within 1 s (time limit)"
+    assert hang.actual == [] and "did not finish within 1 s" in "\n".join(format_check_of(hang))  # nothing it printed
     assert after.passed
 
 

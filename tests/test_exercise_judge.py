@@ -12,18 +12,22 @@ from pathlib import Path
 
 import pytest
 from test_exercise import (
+    ANSWER,
     APPEND_REPLY,
     APPEND_RESULTS,
     CORRECT_LOOP,
     FAST,
     KEEP_RESULT,
     LIMIT_MESSAGE,
+    RUN_CALL,
+    STOP_CHECK,
     TURNS,
     check_one,
     with_bug,
 )
 
 from agent.exercise import MISTAKES, Limits, check_loop, exercise_script_names, format_check, protection
+from agent.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGES_LINE = '    messages = [{"role": "user", "content": task}]\n'
@@ -299,3 +303,87 @@ def test_hostile_code_sees_no_host_file_no_environment_no_network(isolation, tmp
     assert not (ROOT / "agent" / "hostile_was_here.py").exists()
     assert not Path("/tmp/hostile_was_here").exists()
     assert "sk-ant-canary" not in json.dumps(result.__dict__, default=str)
+
+
+# ---- the verdict's words --------------------------------------------------------------------------------------
+
+
+def test_a_loop_that_asks_again_after_the_end_says_how_many_requests_the_reference_sent():
+    [cut_off] = check_one(with_bug((STOP_CHECK, "")), "cut_off_reply")
+    assert cut_off.summary == ("your loop asked for another reply after the model had finished (request 2; the "
+                               "reference loop sent 1 request)")
+    [endless] = check_one(with_bug((TURNS, "    turn = 0\n    while True:\n        turn += 1\n")), "runaway")
+    assert endless.summary == ("your loop asked for another reply after the model had finished (request 41; the "
+                               "reference loop sent 40 requests)")
+
+
+def test_an_exception_raised_where_no_line_of_the_learners_ran_names_no_line():
+    [result] = check_one("run_agent = max\n", "add_then_answer")
+    assert (result.verdict, result.line, result.error.line, result.error.code) == ("exception", None, None, "")
+    assert result.summary == "TypeError: '>' not supported between instances of 'Model' and 'str'"
+
+
+def test_a_loop_that_gives_up_well_before_the_limit_is_not_named_off_by_one():
+    [result] = check_one(with_bug((TURNS, "    for turn in range(1, max_turns - 5):\n")), "runaway")
+    assert (result.verdict, result.mistake) == ("output", None)
+
+
+
+def test_a_loop_that_never_sends_its_results_is_named_even_when_it_ran_no_tool():
+    # Its second request is not its first again: it did not throw the reply away, it kept it and sent no results.
+    source = with_bug((RUN_CALL, '                result = {"type": "tool_result", "tool_use_id": block["id"], '
+                                 '"content": "5"}\n'), (APPEND_RESULTS, ""))
+    [result] = check_one(source, "add_then_answer")
+    assert (result.verdict, result.mistake) == ("bad_request", "results_not_appended")
+
+
+def test_a_loop_that_goes_on_after_the_model_finished_without_keeping_the_reply_is_named():
+    # It asks again with the very same messages, after a reply that was not tool_use: not a thrown-away call.
+    source = with_bug((APPEND_REPLY, ""), (STOP_CHECK, '        if reply["stop_reason"] != "tool_use":\n'
+                                                       "            continue\n" + APPEND_REPLY))
+    [result] = check_one(source, "refusal")
+    assert (result.verdict, result.mistake) == ("too_many_requests", "kept_going")
+
+
+def test_a_loop_that_stops_at_a_count_of_its_own_and_says_so_is_named_for_its_own_limit():
+    source = with_bug((TURNS, "    for turn in range(1, max_turns - 5):\n"),
+                      (LIMIT_MESSAGE, '    return f"stopped: no answer after {turn} turns"\n'))
+    [result] = check_one(source, "runaway")
+    assert (result.verdict, result.mistake) == ("output", "own_turn_limit")
+    assert result.mistake_text == MISTAKES["own_turn_limit"]
+
+
+def test_a_refusal_raised_where_the_request_was_sent_points_at_no_line_of_the_learners():
+    [result] = check_one(with_bug((APPEND_REPLY, "")), "add_then_answer")
+    assert (result.verdict, result.error.type, result.error.line) == ("bad_request", "BadRequestError", 7)
+    assert (result.line, result.line_note) == (None, "")  # the refusal is the news, not the line that sent it
+
+
+def test_an_exception_points_at_the_line_it_was_raised_from():
+    [result] = check_one(with_bug((ANSWER, '            return "".join(b["text"] for b in reply["content"])\n')),
+                         "thinking_then_answer")
+    assert (result.line, result.line_note) == (result.error.line, "KeyError raised here")
+
+
+def test_a_request_after_the_reference_had_stopped_has_no_reference_to_show():
+    source = with_bug((STOP_CHECK, '        if reply["stop_reason"] != "tool_use":\n            continue\n'))
+    [result] = check_one(source, "refusal")
+    assert (result.verdict, result.bad_request.request, result.bad_request.reference_messages) == (
+        "bad_request", 2, None)
+
+
+def test_output_past_the_kept_bytes_is_said_to_be_cut():
+    source = with_bug((HEADER, HEADER + '    print("x" * 300000)\n'))
+    [result] = check_one(source, "add_then_answer")
+    assert result.summary == ("the output differs from the reference at line 1 (your loop printed more than "
+                              "200,000 bytes: the rest was not kept)")
+
+
+def test_a_loop_that_keeps_the_first_task_for_the_next_script_fails_it_in_words():
+    source = with_bug(("import json\n", "import json\n\nFIRST_TASK = []\n"),
+                      (MESSAGES_LINE, "    FIRST_TASK.append(task)\n"
+                                      '    messages = [{"role": "user", "content": FIRST_TASK[0]}]\n'))
+    first, second = check_one(source, "add_then_answer", "two_file_search")
+    assert first.passed and first.title == load_script("add_then_answer").title
+    assert (second.verdict, second.mistake) == ("output", "kept_state")
+    assert second.summary == "request 1 carried the task of a script run before this one"

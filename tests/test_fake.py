@@ -3,10 +3,13 @@
 import anthropic
 import pytest
 
-from agent.api.requests import RequestRejected
+from agent.api.requests import OLD_VERSION, RequestRejected
 from agent.models.fake import FakeModel, ScriptExhausted
 from agent.scripts import parse_script
 from helpers import reply, text, thinking, tool_use
+
+ADD = {"name": "add", "description": "Add two numbers.",
+       "input_schema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}}
 
 
 def model(*replies, mode="lesson"):
@@ -85,3 +88,82 @@ def test_an_error_entry_raises_the_sdks_class_for_its_status(status, error_type,
     assert caught.value.type == error_type and caught.value.api_message == "boom"
     assert caught.value.body == {"type": "error", "error": {"type": error_type, "message": "boom"},
                                  "request_id": "req_fake"}
+
+
+@pytest.mark.parametrize("status, exception", [
+    (409, anthropic.ConflictError), (413, anthropic.APIStatusError), (503, anthropic.InternalServerError)])
+def test_an_error_reads_as_the_sdks_own_does(status, exception):
+    fake = model({"error": {"status": status, "type": "some_error", "message": "boom"}})
+    with pytest.raises(anthropic.APIStatusError) as caught:
+        fake.create([{"role": "user", "content": "hi"}])
+    assert type(caught.value) is exception
+    assert str(caught.value).startswith(f"Error code: {status} - {{'type': 'error', 'error': {{'type': 'some_error'")
+    assert caught.value.request_id == "req_fake"  # what a loop logs to quote to support
+    assert str(caught.value.request.url) == "https://api.anthropic.com/v1/messages"
+
+
+def test_the_system_prompt_is_checked_as_the_api_checks_it():
+    with pytest.raises(RequestRejected, match="^system: Input should be a valid list$"):
+        model(reply("end_turn", text("x"))).create([{"role": "user", "content": "hi"}], system=5)
+
+
+@pytest.mark.parametrize("kind", ["enabled", "adaptive"])
+def test_with_thinking_on_a_tool_loop_that_drops_the_thinking_is_refused(kind):
+    fake = model(reply("tool_use", tool_use("t1")), reply("end_turn", text("5")), mode="real-api")
+    on = {"type": kind, "budget_tokens": 1024} if kind == "enabled" else {"type": kind}
+    first = fake.create([{"role": "user", "content": "go"}], thinking=on)
+    with pytest.raises(RequestRejected, match=r"^messages\.1\.content\.0\.type: Expected `thinking` or "
+                                              r"`redacted_thinking`, but found `tool_use`"):
+        fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": first["content"]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}],
+                    thinking=on)
+
+
+def test_a_changed_thinking_block_is_named_where_the_loop_put_it():
+    fake = model(reply("tool_use", thinking("plan"), thinking("more"), text("adding"), tool_use("t1")),
+                 reply("end_turn", text("5")))
+    first = fake.create([{"role": "user", "content": "go"}])
+    plan, _, said, call = first["content"]
+    moved = [said, plan, call]  # the text first, one thinking block dropped
+    with pytest.raises(RequestRejected, match=r"^messages\.1\.content\.1: `thinking` or `redacted_thinking` blocks"):
+        fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": moved},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}])
+
+
+def test_a_continue_that_sends_tools_again_is_refused_naming_them():
+    fake = model(reply("tool_use", tool_use("t1")), reply("end_turn", text("5")))
+    first = fake.create([{"role": "user", "content": "go"}], tools=[ADD], thread={"type": "create"})
+    with pytest.raises(RequestRejected, match=r"^tools: a `continue` takes `tools` from the thread; the thread keeps "
+                                              r"the `tools` it was created with$"):
+        fake.create([], tools=[ADD], thread={"type": "continue", "previous_message_id": first["id"]})
+
+
+def test_a_thinking_block_the_script_signed_itself_goes_back_accepted():
+    signed = {"type": "thinking", "thinking": "plan", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pk"}
+    fake = model(reply("tool_use", signed, tool_use("t1")), reply("end_turn", text("5")))
+    first = fake.create([{"role": "user", "content": "go"}])
+    assert first["content"][0]["signature"] == signed["signature"]
+    answer = fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": first["content"]},
+                          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}])
+    assert answer["content"] == [text("5")]
+
+
+def test_what_each_request_carried_is_kept_for_the_page():
+    fake = model(reply("end_turn", text("x")))
+    fake.create([{"role": "user", "content": "hi"}], system="Be brief.", max_tokens=64)
+    assert fake.requests == [{"messages": 1, "system": "Be brief.", "tools": [], "max_tokens": 64}]
+
+
+def test_a_fake_model_told_the_old_api_version_takes_its_sampling_fields():
+    script = parse_script({"replies": [reply("end_turn", text("x"))]}, name="s")
+    assert FakeModel(script, version=OLD_VERSION).create([{"role": "user", "content": "hi"}], temperature=0.5)
+    with pytest.raises(RequestRejected, match="^temperature: Extra inputs are not permitted$"):
+        FakeModel(script).create([{"role": "user", "content": "hi"}], temperature=0.5)
+
+
+def test_the_lessons_thinking_rule_asks_for_the_same_thinking_not_the_same_order():
+    fake = model(reply("tool_use", thinking("plan"), text("adding"), tool_use("t1")), reply("end_turn", text("5")))
+    plan, said, call = fake.create([{"role": "user", "content": "go"}])["content"]
+    answer = fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": [said, plan, call]},
+                          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}])
+    assert answer["content"] == [text("5")]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sdk_schema import SCHEMA_FILE, read_sdk_schema, schema_text
 
 from agent.api import schema
-from agent.api.requests import OLD_VERSION, RequestChecker, check_body, check_messages
+from agent.api.requests import LATEST_VERSION, OLD_VERSION, RequestChecker, check_body, check_messages
 from agent.api.signing import sign
 
 USER = {"role": "user", "content": "What is 2 + 3?"}
@@ -370,3 +370,71 @@ def test_an_unknown_api_version_is_refused_in_words():
     with pytest.raises(ValueError) as caught:
         RequestChecker(version="2024-01-01")
     assert str(caught.value) == "version must be one of 2023-06-01, 2026-10-21, not '2024-01-01'"
+
+
+TAGS = ("'text', 'image', 'document', 'search_result', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result', "
+        "'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result', 'code_execution_tool_result', "
+        "'bash_code_execution_tool_result', 'text_editor_code_execution_tool_result', 'tool_search_tool_result', "
+        "'container_upload'")
+
+
+# How each union is told apart is worked out once per process, on the first request that reaches it, and kept; every
+# other test here meets it already worked out, so these start from nothing, as a fresh server or CLI does.
+@pytest.mark.parametrize("request_body, expected", [
+    (body([{"role": "bot", "content": "hi"}]), "messages.0.role: Input should be 'user' or 'assistant'"),
+    (body([{"content": "hi"}]), "messages.0: Unable to extract tag using discriminator 'role'"),
+    (body([{"role": "user", "content": [{"type": "imagee"}]}]),
+     f"messages.0.content.0: Input tag 'imagee' found using 'type' does not match any of the expected tags: {TAGS}"),
+    (body([{"role": "user", "content": [{"text": "x"}]}]),
+     "messages.0.content.0: Unable to extract tag using discriminator 'type'"),
+    (body([{"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {}}]}]),
+     "messages.0.content.0.text.cache_control.type: Field required"),  # a union of one object and null: no tag
+    (body([{"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral",
+                                                                                       "ttl": "2h"}}]}]),
+     "messages.0.content.0.text.cache_control.ttl: Input should be '1h' or '5m'"),
+    (body([USER], max_tokens="many"), "max_tokens: Input should be a valid integer"),
+    (body([USER], service_tier="slow"), "service_tier: Input should be 'auto' or 'standard_only'"),
+])
+def test_the_first_request_a_process_checks_is_refused_in_the_apis_words(request_body, expected, monkeypatch):
+    monkeypatch.setattr(schema, "_plans", {})
+    monkeypatch.setattr(schema, "_literal_pairs", {})
+    assert check_body(request_body) == [expected]
+    assert check_body(body(turn(thought(), call()))) == []  # and what is right still passes
+
+
+def test_the_body_check_refuses_the_sampling_fields_unless_told_the_old_version_takes_them():
+    assert schema.body_problems(body([USER], temperature=0.5)) == ["temperature: Extra inputs are not permitted"]
+    assert schema.body_problems(body([USER], temperature=0.5), sampling=True) == []
+
+
+def test_a_request_with_many_problems_lists_the_first_twenty():
+    problems = check_body(body([USER], **{f"field_{n:02d}": n for n in range(30)}))
+    assert problems == [f"field_{n:02d}: Extra inputs are not permitted" for n in range(20)]
+
+
+@pytest.mark.parametrize("fields, version, expected", [
+    ({"messages": [{"role": "user", "content": [{"type": 5}]}]}, None,
+     f"messages.0.content.0: Input tag 5 found using 'type' does not match any of the expected tags: {TAGS}"),
+    ({"messages": [{"role": 5, "content": "x"}]}, None, "messages.0.role: Input should be 'user' or 'assistant'"),
+    ({"max_tokens": 1.5}, None, "max_tokens: Input should be a valid integer"),
+    ({"max_tokens": True}, None, "max_tokens: Input should be a valid integer"),
+    ({"stream": "yes"}, None, "stream: Input should be a valid boolean"),
+    ({"metadata": "x"}, None, "metadata: Input should be a valid dictionary"),
+    ({"tool_choice": {"type": "auto", "disable_parallel_tool_use": "no"}}, None,
+     "tool_choice.auto.disable_parallel_tool_use: Input should be a valid boolean"),
+    ({"tool_choice": {"type": "none2"}}, None,
+     "tool_choice: Input tag 'none2' found using 'type' does not match any of the expected tags: 'auto', 'any', "
+     "'tool', 'none'"),
+    ({"stop_sequences": "END"}, None, "stop_sequences: Input should be a valid list"),
+    ({"system": [{"type": "text", "text": 5}]}, None, "system.0.text: Input should be a valid string"),
+    ({"tools": [{"name": "t", "input_schema": {"type": "object"}, "type": "customm"}]}, None,
+     "tools.0.type: Input should be 'custom'"),
+    ({"model": 5}, None, "model: Input should be 'claude-fable-5', 'claude-fable-5-1', "),
+    ({"top_k": 1.5}, OLD_VERSION, "top_k: Input should be a valid integer"),
+    ({"temperature": True}, OLD_VERSION, "temperature: Input should be a valid number"),
+])
+def test_a_field_of_the_wrong_kind_is_said_as_the_api_says_it(fields, version, expected):
+    problems = check_body(body([USER]) | fields, version=version or LATEST_VERSION)
+    assert len(problems) == 1 and problems[0].startswith(expected) and (expected.endswith(", ") or
+                                                                         problems[0] == expected)
+    assert check_body(body([USER], temperature=1), version=OLD_VERSION) == []

@@ -4,7 +4,15 @@ import json
 
 import pytest
 
-from agent.scripts import ScriptError, builtin_names, load_script, parse_script_text, save_script
+from agent.scripts import (
+    Script,
+    ScriptError,
+    builtin_names,
+    load_script,
+    parse_script,
+    parse_script_text,
+    save_script,
+)
 
 GOOD_REPLY = {"stop_reason": "end_turn", "content": [{"type": "text", "text": "hi"}]}
 
@@ -88,3 +96,119 @@ def test_a_script_saves_and_loads_back(tmp_path):
 def test_defaults_fill_in_what_a_script_leaves_out():
     script = parse_script_text(json.dumps({"replies": [GOOD_REPLY]}), name="bare")
     assert (script.title, script.max_turns, script.tools[0]) == ("bare", 40, "add")
+
+
+def error_entry(**fields):
+    return {"replies": [{"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded", **fields}}]}
+
+
+STATUSES = "400, 401, 402, 403, 404, 408, 409, 413, 429, 500, 502, 503, 504, 529"
+
+
+# Every refusal a script file can get, word for word: the line is all a person editing the file sees.
+@pytest.mark.parametrize("data, message", [
+    (with_block("text"), "scripts/x.json: replies[1].content[0]: a content block must be an object"),
+    (with_block({"type": 3}), "scripts/x.json: replies[1].content[0]: a block's type must be a string "
+                              "(known: text, thinking, redacted_thinking, tool_use)"),
+    (with_block({"type": "é" * 61}), f'scripts/x.json: replies[1].content[0]: unknown block type "{"é" * 60}…" '
+                                     "(known: text, thinking, redacted_thinking, tool_use)"),
+    (with_block({"type": "tool_use", "id": "t1", "name": "add"}),
+     'scripts/x.json: replies[1].content[0]: tool_use needs an "input"'),
+    (with_block({"type": "redacted_thinking"}),
+     'scripts/x.json: replies[1].content[0]: redacted_thinking needs a "data"'),
+    (with_block({"type": "text", "text": 5}), "scripts/x.json: replies[1].content[0].text: text text must be a string"),
+    (with_block({"type": "thinking", "thinking": "plan", "signature": 5}),
+     "scripts/x.json: replies[1].content[0].signature: thinking signature must be a string"),
+    ({"replies": ["hi"]}, "scripts/x.json: replies[0]: a reply must be an object"),
+    ({"replies": [{"stop_reason": "end_turn", "content": "hi"}]},
+     "scripts/x.json: replies[0].content: content must be a list of blocks"),
+    ({"replies": [{"error": "overloaded"}]},
+     'scripts/x.json: replies[0].error: an error entry is an object with "status", "type" and "message"'),
+    (error_entry(mid_stream="yes"), "scripts/x.json: replies[0].error.mid_stream: mid_stream must be true or false"),
+    (error_entry(status=True), 'scripts/x.json: replies[0].error: an error entry needs a whole-number "status"'),
+    (error_entry(status=418), f"scripts/x.json: replies[0].error.status: 418 is not a status the API answers errors "
+                              f"with (one of {STATUSES}, or 200 with mid_stream)"),
+    (error_entry(status=200), f"scripts/x.json: replies[0].error.status: 200 is not a status the API answers errors "
+                              f"with (one of {STATUSES}, or 200 with mid_stream)"),
+    (error_entry(status=10**11), f"scripts/x.json: replies[0].error.status: 100000000000 is not a status the API "
+                                 f"answers errors with (one of {STATUSES}, or 200 with mid_stream)"),
+    (error_entry(status=10**12), f"scripts/x.json: replies[0].error.status: a number of 13 digits is not a status the "
+                                 f"API answers errors with (one of {STATUSES}, or 200 with mid_stream)"),
+    (error_entry(type=None), 'scripts/x.json: replies[0].error: an error entry needs a string "type"'),
+    (error_entry(message=7), 'scripts/x.json: replies[0].error: an error entry needs a string "message"'),
+    (error_entry(retry_after=-1),
+     "scripts/x.json: replies[0].error.retry_after: retry_after must be a number of seconds from 0 to 86400"),
+    (error_entry(retry_after=86401),
+     "scripts/x.json: replies[0].error.retry_after: retry_after must be a number of seconds from 0 to 86400"),
+    (error_entry(retry_after=True),
+     "scripts/x.json: replies[0].error.retry_after: retry_after must be a number of seconds from 0 to 86400"),
+    (error_entry(retry_after="5"),
+     "scripts/x.json: replies[0].error.retry_after: retry_after must be a number of seconds from 0 to 86400"),
+    ({"replies": [{"stop_reason": "end_turn", "content": [], "usage": {"input_tokens": True}}]},
+     "scripts/x.json: replies[0].usage: usage must be an object of whole numbers from 0 to 1,000,000,000,000"),
+    ({"replies": [{"stop_reason": "end_turn", "content": [], "usage": {"input_tokens": 10**12 + 1}}]},
+     "scripts/x.json: replies[0].usage: usage must be an object of whole numbers from 0 to 1,000,000,000,000"),
+    ({"replies": [{"stop_reason": "end_turn", "content": [], "usage": {"input_tokens": -1}}]},
+     "scripts/x.json: replies[0].usage: usage must be an object of whole numbers from 0 to 1,000,000,000,000"),
+    ({"replies": [{"stop_reason": "end_turn", "content": [], "usage": [1]}]},
+     "scripts/x.json: replies[0].usage: usage must be an object of whole numbers from 0 to 1,000,000,000,000"),
+    ({"replies": [GOOD_REPLY], "title": 1}, "scripts/x.json: title: title must be a string"),
+    ({"replies": [GOOD_REPLY], "system": ["be brief"]}, "scripts/x.json: system: system must be a string"),
+    ({"replies": [GOOD_REPLY], "task": 5}, "scripts/x.json: task: task must be a string"),
+    ({"replies": [GOOD_REPLY], "tools": "add"}, "scripts/x.json: tools: tools must be a list of tool names"),
+    ({"replies": [GOOD_REPLY], "tools": [["add"]]}, "scripts/x.json: tools[0]: a tool is named by a string"),
+    ({"replies": [GOOD_REPLY], "tools": ["x" * 70]},
+     f'scripts/x.json: tools[0]: no tool named "{"x" * 60}…" (the tools: add, word_count, upper, read_file, '
+     'list_files)'),
+    ({"replies": [GOOD_REPLY], "max_turns": True},
+     "scripts/x.json: max_turns: max_turns must be a whole number of at least 1"),
+    ({"replies": [GOOD_REPLY], "max_turns": "3"},
+     "scripts/x.json: max_turns: max_turns must be a whole number of at least 1"),
+    ({"replies": [GOOD_REPLY], "expected_output": "done"},
+     "scripts/x.json: expected_output: expected_output must be a list of lines"),
+    ({"replies": [GOOD_REPLY], "expected_output": ["done", 1]},
+     "scripts/x.json: expected_output: expected_output must be a list of lines"),
+])
+def test_each_refusal_reads_as_one_line_naming_the_field(data, message):
+    assert bad(data) == message
+
+
+@pytest.mark.parametrize("data", [
+    with_block({"type": "tool_use", "id": "toolu_a-1", "name": "add", "input": {}}),
+    {"replies": [{"stop_reason": "end_turn", "content": [{"type": "thinking", "thinking": "plan", "signature": "s"},
+                                                         {"type": "redacted_thinking", "data": "x", "signature": 5}]}]},
+    error_entry(status=200, mid_stream=True),
+    error_entry(retry_after=86400),
+    error_entry(retry_after=0.5),
+    {"replies": [{"stop_reason": "end_turn", "content": [], "usage": {"input_tokens": 10**12, "output_tokens": 0}}]},
+    {"replies": [GOOD_REPLY], "max_turns": 1, "tools": [], "expected_output": []},
+])
+def test_the_edges_of_what_a_script_may_hold_load(data):
+    assert parse_script_text(json.dumps(data), source="scripts/x.json").replies == data["replies"]
+
+
+def test_a_script_that_says_little_plays_with_the_defaults_and_saves_them():
+    script = parse_script_text(json.dumps({"replies": [GOOD_REPLY], "title": "", "task": ""}), name="bare")
+    assert (script.title, script.about, script.task, script.system, script.tools, script.max_turns,
+            script.expected_output) == ("bare", "", "Use the tools to help with the task.", "",
+                                        ["add", "word_count", "upper", "read_file", "list_files"], 40, None)
+    assert "expected_output" not in script.to_dict()
+    assert Script([GOOD_REPLY], name="n").to_dict()["title"] == "n"
+    assert parse_script({"replies": [GOOD_REPLY]}).title == "script"  # a script built from data names itself so
+
+
+def test_a_saved_script_is_indented_for_a_person_to_edit(tmp_path):
+    save_script(parse_script_text(json.dumps({"replies": [GOOD_REPLY], "title": "Hi"})), tmp_path / "s.json")
+    text = (tmp_path / "s.json").read_text()
+    assert text.startswith('{\n  "title": "Hi",\n  "about": ""') and text.endswith("}\n")
+
+
+def test_a_script_parsed_elsewhere_is_held_to_the_same_limits_in_words_naming_it():
+    with pytest.raises(ScriptError, match="^page upload: nan is not a JSON number$"):
+        parse_script({"replies": [GOOD_REPLY], "about": float("nan")}, source="page upload")
+
+
+def test_a_missing_script_lists_every_builtin_one():
+    with pytest.raises(ScriptError) as caught:
+        load_script("no_such")
+    assert str(caught.value).endswith(f"(the built-in scripts: {', '.join(builtin_names())})")
