@@ -290,6 +290,28 @@ def test_a_long_reply_cut_reports_what_it_kept():
     assert len(json.dumps(call["input"])) - len('"}') == 1024 * 4  # what it wrote before the tokens ran out
 
 
+def test_with_no_max_tokens_given_a_reply_stops_at_1024_tokens():
+    tools = tool_schemas(["upper"])
+    exactly = ToyModel().create([{"role": "user", "content": f"Shout '{'x' * 4084}'"}], tools=tools)
+    assert (exactly["stop_reason"], exactly["usage"]["output_tokens"]) == ("tool_use", 1024)  # 4,096 characters
+    over = ToyModel().create([{"role": "user", "content": f"Shout '{'x' * 4088}'"}], tools=tools)
+    assert (over["stop_reason"], over["usage"]["output_tokens"]) == ("max_tokens", 1024)  # one token more: cut
+
+
+def test_input_tokens_are_the_requests_characters_as_written_four_a_token():
+    reply = ToyModel().create(TASK, max_tokens=100)
+    # {"system": "", "tools": [], "messages": [{"role": "user", "content": "What is 2 + 3?"}]}: 88 characters
+    assert reply["usage"]["input_tokens"] == 22
+    greek = ToyModel().create([{"role": "user", "content": "Shout 'καλημέρα κόσμε'"}], max_tokens=100)
+    assert greek["usage"]["input_tokens"] == 24  # 96 characters: a Greek letter is one, not a \u escape of six
+
+
+def test_a_task_sent_as_text_blocks_is_read_as_the_same_words():
+    as_blocks = [{"role": "user", "content": [{"type": "text", "text": "What is"}, {"type": "text", "text": "2 + 3?"}]}]
+    reply = ToyModel().create(as_blocks, tools=tool_schemas(["add"]), max_tokens=100)
+    assert [(b["name"], b["input"]) for b in reply["content"] if b["type"] == "tool_use"] == [("add", {"a": 2, "b": 3})]
+
+
 # ---- its requests are checked whole, as the FakeModel checks them
 
 TASK = [{"role": "user", "content": "What is 2 + 3?"}]
