@@ -15,7 +15,7 @@ from agent.models.fake import FakeModel
 from agent.models.toy import CAN_DO, EXAMPLE_TASKS, TOY_MODEL_NAME, ToyModel
 from agent.real import record_script
 from agent.scripts import load_script
-from agent.tools import NOTES, tool_schemas
+from agent.tools import NOTES, TOOLS, tool_schemas
 
 
 def ran(task: str, **settings) -> RunState:
@@ -252,6 +252,35 @@ def test_a_call_changed_by_hand_is_not_taken_for_its_own():
     state.messages[-2]["content"][0]["input"] = {"a": 1, "b": 5}
     run_to_end(state, model)
     assert state.result.startswith("I cannot go on from here: the tool calls in this conversation are not the ones")
+
+
+@pytest.mark.parametrize("task, result", [
+    ("Uppercase good morning", "GOOD MORNING"),
+    ("Shout kind words", "KIND WORDS"),  # "words" alone does not ask for a count
+    ("What is the number of words in 'a b c'?", "That text has 3 words."),
+    ("Count the words in my files", "notes.txt has 22 words; todo.txt has 16 words."),
+])
+def test_the_words_that_ask_for_each_kind_of_task(task, result):
+    assert ran(task).result == result
+
+
+def test_counting_every_file_first_says_it_looks_which_there_are():
+    first = ran("Count the words in my notes").records[0].reply
+    assert first["content"][0] == {"type": "text", "text": "Let me see which files there are."}
+
+
+def test_when_list_files_names_no_file_there_are_none_to_count():
+    toy, tools = ToyModel(), tool_schemas(list(TOOLS))
+    task = [{"role": "user", "content": "Count the words in my notes"}]
+    asked = toy.create(task, tools=tools, max_tokens=200)
+    (call,) = [b for b in asked["content"] if b["type"] == "tool_use"]
+    answered = toy.create(task + [{"role": "assistant", "content": asked["content"]}, {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": call["id"], "content": ""}]}], tools=tools, max_tokens=200)
+    assert answered["content"] == [{"type": "text", "text": "There are no files to count the words of."}]
+
+
+def test_numbers_with_neither_a_sign_nor_a_verb_between_them_are_not_added():
+    assert ran("What is 7 and 5?").result.startswith("I cannot work out “What is 7 and 5”: I read sums like")
 
 
 # ---- one token estimate: the usage it reports is where max_tokens cuts
