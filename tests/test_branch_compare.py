@@ -78,3 +78,28 @@ def test_an_unknown_branch_is_refused_in_words():
     tree, _ = forked("add_then_answer", 1)
     with pytest.raises(BranchError, match="no branch 'branch 9'"):
         compare(tree, MAIN, "branch 9")
+
+
+def test_text_added_beside_the_same_call_is_the_only_change_said_of_that_reply():
+    tree, _ = forked("add_then_answer", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    tree.edit_reply("tool_use", [{"type": "text", "text": "Adding them."}, *reply])
+    assert compare(tree, MAIN, "branch 1").differences[0] == \
+        "messages[1]: the reply's text changed: “” in main, “Adding them.” in branch 1"
+
+
+def test_a_call_added_in_an_edit_is_counted_in_words():
+    tree, _ = forked("add_then_answer", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    tree.edit_reply("tool_use", [*reply, {"type": "tool_use", "name": "add", "input": {"a": 1, "b": 1}}])
+    assert compare(tree, "branch 1", MAIN).differences[0] == "messages[1]: 2 tool calls in branch 1, 1 in main"
+
+
+def test_two_error_results_differ_only_in_their_words():
+    tree, _ = forked("add_then_answer", 1)
+    tree.edit_tool_result(0, "add broke", is_error=True)
+    tree.switch(MAIN)
+    tree.fork(1)
+    tree.edit_tool_result(0, "add failed", is_error=True)
+    assert compare(tree, "branch 1", "branch 2").differences == [
+        "messages[2]: tool result 1 changed: add broke in branch 1, add failed in branch 2"]

@@ -1,0 +1,80 @@
+"""Naming a mistake from its evidence, one rule at a time: the refused request's reason and messages, the
+requests a loop sent, its output beside the reference run's. Fast, so mutation testing can run them for every
+change to agent/exercise/mistakes.py (tests/test_exercise_naming.py names the labelled loops end to end)."""
+
+from agent.exercise.judge import Observation
+from agent.exercise.mistakes import bad_request_mistake, decision_line, history_mistake, offending_index, output_mistake
+from agent.loop import RunState, console_lines, run_to_end
+from agent.models.fake import FakeModel
+from agent.scripts import load_script
+
+TASK = {"role": "user", "content": "What is 2 + 3?"}
+CALL = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "add",
+                                          "input": {"a": 2, "b": 3}}]}
+
+
+def test_a_blank_text_block_is_marked_where_the_api_names_no_message():
+    messages = [TASK, {"role": "assistant", "content": [{"type": "text", "text": "  "}]}, {"role": "user",
+                                                                                           "content": "go on"}]
+    assert offending_index("messages: text content blocks must contain non-whitespace text", messages) == 1
+
+
+def test_a_final_thinking_block_is_marked_only_for_the_reason_that_names_it():
+    messages = [TASK, {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "s"}]}]
+    assert offending_index("The final block in an assistant message cannot be `thinking`.", messages) == 1
+    assert offending_index("some rule this judge has no pointer for", messages) is None
+
+
+def test_a_request_after_an_end_turn_reply_is_named_kept_going():
+    messages = [TASK, {"role": "assistant", "content": "5"}, {"role": "user", "content": ""}]
+    reason = "messages: text content blocks must be non-empty"
+    assert bad_request_mistake(reason, messages, 2, ["end_turn"], 2) == ("kept_going", 2)
+
+
+def test_a_reply_changed_before_it_was_sent_back_is_named_content_changed():
+    reason = "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message " \
+             "cannot be modified."
+    assert bad_request_mistake(reason, [TASK, CALL], 1, ["tool_use"], 2) == ("content_changed", 1)
+
+
+def test_a_tools_output_sent_as_a_bare_string_is_named_results_as_text():
+    messages = [TASK, CALL, {"role": "user", "content": ["5"]}]
+    reason = "messages.2.content.0: Input should be a valid dictionary or object to extract fields from"
+    assert bad_request_mistake(reason, messages, 2, ["tool_use"], 2) == ("results_as_text", 2)
+
+
+def test_a_result_block_with_a_misspelled_type_is_not_called_results_as_text():
+    messages = [TASK, CALL, {"role": "user", "content": [{"type": "tool_results", "tool_use_id": "toolu_01",
+                                                         "content": "5"}]}]
+    reason = "messages.2.content.0: Input tag 'tool_results' found using 'type' does not match any of the expected tags"
+    assert bad_request_mistake(reason, messages, 2, ["tool_use"], 2) == (None, 2)
+
+
+def test_a_result_put_inside_another_results_content_is_named_result_wrapped():
+    inner = {"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}
+    messages = [TASK, CALL, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01",
+                                                         "content": [inner]}]}]
+    reason = "messages.2.content.0.tool_result.content.0.type: Input should be 'text' or 'image'"
+    assert bad_request_mistake(reason, messages, 2, ["tool_use"], 2) == ("result_wrapped", 2)
+
+
+def test_a_file_that_does_not_parse_is_pointed_at_the_last_line_that_ran():
+    assert decision_line("def run_agent(:\n", [3, 5, 7]) == 7
+
+
+def test_a_call_the_script_never_made_is_not_said_to_have_changed_its_input():
+    own = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_mine", "name": "add",
+                                             "input": {"a": 1, "b": 1}}]}
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK, own]])
+    assert history_mistake(seen, TASK["content"], replies=[]) is None
+
+
+def test_a_wrong_answer_at_the_end_of_the_reference_run_is_named_answer_text():
+    script = load_script("add_then_answer")
+    state = RunState(script.task)
+    run_to_end(state, FakeModel(script))
+    expected = console_lines(state)
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK]], stop_reasons=["tool_use", "end_turn"],
+                       tool_calls=["tool_use"], tool_call_replies=[1], returned={"type": "str", "text": "7"})
+    actual = expected[:-1] + ["result: 7"]
+    assert output_mistake(state, seen, expected, actual, len(expected) - 1) == "answer_text"
