@@ -78,3 +78,34 @@ def test_a_wrong_answer_at_the_end_of_the_reference_run_is_named_answer_text():
                        tool_calls=["tool_use"], tool_call_replies=[1], returned={"type": "str", "text": "7"})
     actual = expected[:-1] + ["result: 7"]
     assert output_mistake(state, seen, expected, actual, len(expected) - 1) == "answer_text"
+
+
+def test_a_text_reply_earlier_is_not_blamed_for_a_refusal_elsewhere():
+    bad_call = {"role": "assistant", "content": [{"type": "tool_use", "id": "bad id!", "name": "add",
+                                                  "input": {"a": 2, "b": 3}}]}
+    messages = [TASK, {"role": "assistant", "content": "Let me add."}, {"role": "user", "content": "go on"}, bad_call]
+    reason = "messages.3.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+    assert bad_request_mistake(reason, messages, 3, ["end_turn", "tool_use"], 3)[0] != "reply_as_text"
+    assert bad_request_mistake(reason, messages, None, ["tool_use"], 2) == (None, None)
+
+
+def test_a_call_left_without_its_result_is_named_call_not_answered():
+    two_calls = {"role": "assistant", "content": [*CALL["content"], {"type": "tool_use", "id": "toolu_02",
+                                                                     "name": "add", "input": {"a": 5, "b": 1}}]}
+    one_result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}
+    reason = ("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_02. Each "
+              "`tool_use` block must have a corresponding `tool_result` block in the next message.")
+    assert bad_request_mistake(reason, [TASK, two_calls, one_result], 1, ["tool_use"], 2) == ("call_not_answered", 1)
+
+
+def test_an_answer_holding_a_new_line_is_a_wrong_answer_not_an_extra_print():
+    script = load_script("add_then_answer")
+    state = RunState(script.task)
+    run_to_end(state, FakeModel(script))
+    expected = console_lines(state)  # the tool line, the result line, the requests line
+    answer = f"{state.result}\nDone."
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK]], stop_reasons=["tool_use", "end_turn"],
+                       tool_calls=["tool_use"], tool_call_replies=[1], returned={"type": "str", "text": answer},
+                       printed=expected[0] + "\n")  # the loop printed only its tool line
+    actual = [expected[0], f"result: {state.result}", "Done.", expected[2]]
+    assert output_mistake(state, seen, expected, actual, 2) == "answer_text"
