@@ -93,6 +93,8 @@ def test_a_call_added_in_an_edit_is_counted_in_words():
     reply = tree.branch.state.messages[1]["content"]
     tree.edit_reply("tool_use", [*reply, {"type": "tool_use", "name": "add", "input": {"a": 1, "b": 1}}])
     assert compare(tree, "branch 1", MAIN).differences[0] == "messages[1]: 2 tool calls in branch 1, 1 in main"
+    assert compare(tree, MAIN, "branch 1").differences[0] == "messages[1]: 1 tool call in main, 2 in branch 1"
+    assert tree.branch.marks[0].words == "reply edited: 2 tool calls"
 
 
 def test_two_error_results_differ_only_in_their_words():
@@ -103,3 +105,12 @@ def test_two_error_results_differ_only_in_their_words():
     tree.edit_tool_result(0, "add failed", is_error=True)
     assert compare(tree, "branch 1", "branch 2").differences == [
         "messages[2]: tool result 1 changed: add broke in branch 1, add failed in branch 2"]
+
+
+def test_text_in_two_blocks_is_read_as_one_and_long_text_is_shortened():
+    tree, _ = forked("add_then_answer", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    tree.edit_reply("tool_use", [{"type": "text", "text": "Adding "}, {"type": "text", "text": "them. " * 10}, *reply])
+    shortened = "Adding them. them. them. them. them. them. them…"  # 47 characters and the ellipsis: 48 in all
+    assert compare(tree, MAIN, "branch 1").differences[0] == \
+        f"messages[1]: the reply's text changed: “” in main, “{shortened}” in branch 1"

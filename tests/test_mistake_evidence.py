@@ -109,3 +109,25 @@ def test_an_answer_holding_a_new_line_is_a_wrong_answer_not_an_extra_print():
                        printed=expected[0] + "\n")  # the loop printed only its tool line
     actual = [expected[0], f"result: {state.result}", "Done.", expected[2]]
     assert output_mistake(state, seen, expected, actual, 2) == "answer_text"
+
+
+def test_a_system_message_is_marked_where_it_stands():
+    messages = [TASK, {"role": "system", "content": "Be brief."}]
+    assert offending_index('messages: Unexpected role "system". Use the top-level `system` parameter.', messages) == 1
+
+
+def test_a_file_with_no_if_or_while_is_pointed_at_its_last_line_that_ran():
+    assert decision_line("x = 1\ny = 2\n", [1, 2]) == 2
+
+
+def test_a_call_sent_back_with_another_input_is_named_tool_input_changed():
+    changed = {"role": "assistant", "content": [dict(CALL["content"][0], input={"a": 2, "b": 30})]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "32"}]}
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK, changed, result]])
+    assert history_mistake(seen, TASK["content"], replies=[CALL]) == ("tool_input_changed", 1, 2)
+
+
+def test_a_request_no_longer_after_the_calls_ran_is_named_conversation_not_kept():
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK]], stop_reasons=["tool_use"],
+                       tool_call_replies=[1])
+    assert history_mistake(seen, TASK["content"], replies=[CALL]) == ("conversation_not_kept", 0, 2)

@@ -283,6 +283,34 @@ def test_numbers_with_neither_a_sign_nor_a_verb_between_them_are_not_added():
     assert ran("What is 7 and 5?").result.startswith("I cannot work out “What is 7 and 5”: I read sums like")
 
 
+@pytest.mark.parametrize("task, result", [
+    ("Hello! What is 2 + 3?", "2 + 3 is 5."),  # a greeting beside a task is not a part it declines
+    ("What is in the file?", "notes.txt says:\n" + NOTES["notes.txt"]),
+])
+def test_a_greeting_is_let_be_and_the_file_is_a_file_too(task, result):
+    assert ran(task).result == result
+
+
+def test_counting_a_named_file_says_it_will_count_before_the_count():
+    said = [b["text"] for r in ran("Count the words in notes.txt").records for b in r.reply["content"]
+            if b["type"] == "text"]
+    assert said == ["I will count them.", "notes.txt has 22 words."]
+
+
+def test_when_list_files_names_no_file_there_is_none_to_read():
+    toy, tools = ToyModel(), tool_schemas(list(TOOLS))
+    task = [{"role": "user", "content": "What is in my notes?"}]
+    asked = toy.create(task, tools=tools, max_tokens=200)
+    (call,) = [b for b in asked["content"] if b["type"] == "tool_use"]
+    answered = toy.create(task + [{"role": "assistant", "content": asked["content"]}, {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": call["id"], "content": ""}]}], tools=tools, max_tokens=200)
+    assert answered["content"] == [{"type": "text", "text": "There are no files."}]
+
+
+def test_another_task_gets_other_ids():
+    assert ran("What is 2 + 3?").records[0].reply["id"] != ran("What is 4 + 4?").records[0].reply["id"]
+
+
 # ---- one token estimate: the usage it reports is where max_tokens cuts
 
 
