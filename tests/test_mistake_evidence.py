@@ -131,3 +131,25 @@ def test_a_request_no_longer_after_the_calls_ran_is_named_conversation_not_kept(
     seen = Observation(script="add_then_answer", requests=[[TASK], [TASK]], stop_reasons=["tool_use"],
                        tool_call_replies=[1])
     assert history_mistake(seen, TASK["content"], replies=[CALL]) == ("conversation_not_kept", 0, 2)
+
+
+def test_a_blank_message_is_marked_and_a_message_with_words_is_not():
+    blank_string = [TASK, {"role": "assistant", "content": ""}]
+    assert offending_index("messages: text content blocks must be non-empty", blank_string) == 1
+    words_then_blank = [TASK, {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
+                        {"role": "user", "content": [{"type": "text", "text": " "}]}]
+    assert offending_index("messages: text content blocks must contain non-whitespace text", words_then_blank) == 2
+
+
+def test_the_first_and_the_final_message_are_marked_where_the_reason_names_them():
+    messages = [{"role": "assistant", "content": "hi"}, TASK, {"role": "assistant", "content": "5"}]
+    assert offending_index('messages: the final message must use the "user" role', messages) == 2
+    assert offending_index('messages: the first message must use the "user" role', messages) == 0
+
+
+def test_a_whole_reply_appended_as_content_is_named_so():
+    reply = {"id": "msg_01", "type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
+    messages = [TASK, {"role": "assistant", "content": reply}]
+    reason = "messages.1.content: Input should be a valid list"
+    assert bad_request_mistake(reason, messages, 1, ["end_turn"], 2)[0] != "whole_reply_appended"  # kept going
+    assert bad_request_mistake(reason, messages, 1, ["tool_use"], 2) == ("whole_reply_appended", 1)
