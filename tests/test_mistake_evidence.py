@@ -153,3 +153,16 @@ def test_a_whole_reply_appended_as_content_is_named_so():
     reason = "messages.1.content: Input should be a valid list"
     assert bad_request_mistake(reason, messages, 1, ["end_turn"], 2)[0] != "whole_reply_appended"  # kept going
     assert bad_request_mistake(reason, messages, 1, ["tool_use"], 2) == ("whole_reply_appended", 1)
+
+
+def test_a_wrong_tool_line_with_the_right_turn_is_a_tool_line_even_on_a_later_script():
+    script = load_script("add_then_answer")
+    state = RunState(script.task)
+    run_to_end(state, FakeModel(script))
+    expected = console_lines(state)
+    actual = ['turn 1: add {"a": 2, "b": 3} -> 6', *expected[1:]]
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK]], stop_reasons=["tool_use", "end_turn"],
+                       tool_calls=["tool_use"], tool_call_replies=[1], earlier_scripts=["three_tool_chain"],
+                       returned={"type": "str", "text": state.result}, printed="\n".join(actual[:1]) + "\n")
+    assert output_mistake(state, seen, expected, actual, 0) == "tool_lines"
+    assert output_mistake(state, seen, expected, actual, 1) is None  # at the result line: not a tool line
