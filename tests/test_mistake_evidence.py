@@ -162,7 +162,7 @@ def test_a_wrong_tool_line_with_the_right_turn_is_a_tool_line_even_on_a_later_sc
     expected = console_lines(state)
     actual = ['turn 1: add {"a": 2, "b": 3} -> 6', *expected[1:]]
     seen = Observation(script="add_then_answer", requests=[[TASK], [TASK]], stop_reasons=["tool_use", "end_turn"],
-                       tool_calls=["tool_use"], tool_call_replies=[1], earlier_scripts=["three_tool_chain"],
+                       tool_calls=["tool_use"], tool_call_replies=[1], earlier_tasks=["Add 1 and 2"],
                        returned={"type": "str", "text": state.result}, printed="\n".join(actual[:1]) + "\n")
     assert output_mistake(state, seen, expected, actual, 0) == "tool_lines"
     assert output_mistake(state, seen, expected, actual, 1) is None  # at the result line: not a tool line
