@@ -409,6 +409,22 @@ def _message_change(left: str, right: str, index: int, mine: dict[str, Any], the
             if result.get("content") != theirs_result.get("content"):
                 said.append(f"{where}: tool result {n} changed: {_short(result.get('content'))} in {left}, "
                             f"{_short(theirs_result.get('content'))} in {right}")
+        if len(results) != len(their_results):
+            said.append(f"{where}: {len(results)} tool result{'s' if len(results) != 1 else ''} in {left}, "
+                        f"{len(their_results)} in {right}")
         if not results and not their_results and mine.get("content") != theirs.get("content"):
             said.append(f"{where}: the {mine.get('role')} message's content changed")
-    return said or [f"{where}: the two differ only in ids or other bookkeeping"]
+    if said:
+        return said
+    if _without_ids(mine) == _without_ids(theirs):
+        return [f"{where}: the two differ only in their tool ids"]
+    return [f"{where}: the {mine.get('role')} message's blocks differ in a way not named here (see the cards below)"]
+
+
+def _without_ids(message: dict[str, Any]) -> Any:
+    """A message with its tool ids blanked: what it says, apart from the bookkeeping that ties calls to results."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return content
+    return [{k: v for k, v in b.items() if k not in ("id", "tool_use_id")} if isinstance(b, dict) else b
+            for b in content]

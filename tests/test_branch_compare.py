@@ -78,3 +78,50 @@ def test_an_unknown_branch_is_refused_in_words():
     tree, _ = forked("add_then_answer", 1)
     with pytest.raises(BranchError, match="no branch 'branch 9'"):
         compare(tree, MAIN, "branch 9")
+
+
+def test_text_added_beside_the_same_call_is_the_only_change_said_of_that_reply():
+    tree, _ = forked("add_then_answer", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    tree.edit_reply("tool_use", [{"type": "text", "text": "Adding them."}, *reply])
+    assert compare(tree, MAIN, "branch 1").differences[0] == \
+        "messages[1]: the reply's text changed: “” in main, “Adding them.” in branch 1"
+
+
+def test_a_call_added_in_an_edit_is_counted_in_words():
+    tree, _ = forked("add_then_answer", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    tree.edit_reply("tool_use", [*reply, {"type": "tool_use", "name": "add", "input": {"a": 1, "b": 1}}])
+    assert compare(tree, "branch 1", MAIN).differences[0] == "messages[1]: 2 tool calls in branch 1, 1 in main"
+    assert compare(tree, MAIN, "branch 1").differences[0] == "messages[1]: 1 tool call in main, 2 in branch 1"
+    assert tree.branch.marks[0].words == "reply edited: 2 tool calls"
+
+
+def test_two_error_results_differ_only_in_their_words():
+    tree, _ = forked("add_then_answer", 1)
+    tree.edit_tool_result(0, "add broke", is_error=True)
+    tree.switch(MAIN)
+    tree.fork(1)
+    tree.edit_tool_result(0, "add failed", is_error=True)
+    assert compare(tree, "branch 1", "branch 2").differences == [
+        "messages[2]: tool result 1 changed: add broke in branch 1, add failed in branch 2"]
+
+
+def test_text_in_two_blocks_is_read_as_one_and_long_text_is_shortened():
+    tree, _ = forked("add_then_answer", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    tree.edit_reply("tool_use", [{"type": "text", "text": "Adding "}, {"type": "text", "text": "them. " * 10}, *reply])
+    shortened = "Adding them. them. them. them. them. them. them…"  # 47 characters and the ellipsis: 48 in all
+    assert compare(tree, MAIN, "branch 1").differences[0] == \
+        f"messages[1]: the reply's text changed: “” in main, “{shortened}” in branch 1"
+
+
+def test_a_call_dropped_in_an_edit_is_said_as_one_result_fewer_not_as_bookkeeping():
+    tree, model = forked("two_calls_one_reply", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    first_call = next(i for i, b in enumerate(reply) if b["type"] == "tool_use")
+    tree.edit_reply("tool_use", reply[:first_call + 1])
+    seen = compare(tree, MAIN, "branch 1")
+    assert "messages[1]: 2 tool calls in main, 1 in branch 1" in seen.differences
+    assert "messages[2]: 2 tool results in main, 1 in branch 1" in seen.differences
+    assert not any("tool ids" in words or "not named here" in words for words in seen.differences)

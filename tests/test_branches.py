@@ -73,6 +73,7 @@ def test_an_edited_reply_runs_through_the_loop_and_the_script_continues_after_it
                                            "input": {"a": 40, "b": 2}}])
     branch = tree.branch
     assert record.tool_runs[0].content == "42" and branch.shared == 0 and branch.mark_of(record).kind == "edited"
+    assert branch.mark_of(record).words == "reply edited: tool calls changed"  # its stop_reason is still tool_use
     assert branch.state.messages[2]["content"][0]["content"] == "42"
     model = FakeModel(load_script("three_tool_chain"), calls=branch.script_replies_used(1))
     step(branch.state, model)
@@ -112,6 +113,13 @@ def test_an_edited_tool_result_is_what_the_next_request_carries():
     assert tree.branch.state.turn == 2 and "result of add edited" in tree.branch.marks[0].words
     with pytest.raises(BranchError, match="stepped on"):
         tree.edit_tool_result(0, "again", False)
+
+
+def test_a_tool_result_edited_at_turn_2_leaves_turn_1_shared_with_the_parent():
+    tree, _ = played_run("three_tool_chain")
+    assert tree.fork(2).shared == 2
+    tree.edit_tool_result(0, "the calculator is on fire", True)
+    assert tree.branch.shared == 1
 
 
 def test_main_cannot_be_edited_and_a_fork_before_turn_1_has_no_reply_to_edit():

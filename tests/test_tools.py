@@ -60,6 +60,16 @@ def test_input_that_does_not_fit_the_schema_names_the_field(tool_input, content)
     assert block["is_error"] and block["content"] == content
 
 
+@pytest.mark.parametrize("name, tool_input, content", [
+    ("upper", {"text": 5}, 'error: upper needs "text" to be a string, got 5'),
+    ("word_count", {"text": ["a", "b"]}, 'error: word_count needs "text" to be a string, got ["a", "b"]'),
+    ("read_file", {"path": None}, 'error: read_file needs "path" to be a string, got null'),
+])
+def test_a_text_field_given_something_else_names_the_field_and_what_came(name, tool_input, content):
+    block = run_tool(use(name, tool_input), ALL)
+    assert block["is_error"] and block["content"] == content
+
+
 def test_an_exception_inside_a_tool_is_an_error_result_with_its_message(monkeypatch):
     def explode(text):
         raise RuntimeError("the disk is on fire")

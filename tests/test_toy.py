@@ -15,7 +15,7 @@ from agent.models.fake import FakeModel
 from agent.models.toy import CAN_DO, EXAMPLE_TASKS, TOY_MODEL_NAME, ToyModel
 from agent.real import record_script
 from agent.scripts import load_script
-from agent.tools import NOTES, tool_schemas
+from agent.tools import NOTES, TOOLS, tool_schemas
 
 
 def ran(task: str, **settings) -> RunState:
@@ -70,7 +70,8 @@ def test_anything_else_is_a_polite_answer_saying_what_it_can_do():
 
 def test_a_tool_it_was_not_given_is_said_not_called():
     state = ran("What is 2 + 3?", tool_names=["upper"])
-    assert calls(state) == [] and "not given it" in state.result
+    assert calls(state) == []
+    assert state.result == "I would use the `add` tool for 2 + 3, but this agent was not given it."
 
 
 def test_replies_have_the_api_shape_ids_usage_and_stop_reasons():
@@ -254,6 +255,63 @@ def test_a_call_changed_by_hand_is_not_taken_for_its_own():
     assert state.result.startswith("I cannot go on from here: the tool calls in this conversation are not the ones")
 
 
+@pytest.mark.parametrize("task, result", [
+    ("Uppercase good morning", "GOOD MORNING"),
+    ("Shout kind words", "KIND WORDS"),  # "words" alone does not ask for a count
+    ("What is the number of words in 'a b c'?", "That text has 3 words."),
+    ("Count the words in my files", "notes.txt has 22 words; todo.txt has 16 words."),
+])
+def test_the_words_that_ask_for_each_kind_of_task(task, result):
+    assert ran(task).result == result
+
+
+def test_counting_every_file_first_says_it_looks_which_there_are():
+    first = ran("Count the words in my notes").records[0].reply
+    assert first["content"][0] == {"type": "text", "text": "Let me see which files there are."}
+
+
+def test_when_list_files_names_no_file_there_are_none_to_count():
+    toy, tools = ToyModel(), tool_schemas(list(TOOLS))
+    task = [{"role": "user", "content": "Count the words in my notes"}]
+    asked = toy.create(task, tools=tools, max_tokens=200)
+    (call,) = [b for b in asked["content"] if b["type"] == "tool_use"]
+    answered = toy.create(task + [{"role": "assistant", "content": asked["content"]}, {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": call["id"], "content": ""}]}], tools=tools, max_tokens=200)
+    assert answered["content"] == [{"type": "text", "text": "There are no files to count the words of."}]
+
+
+def test_numbers_with_neither_a_sign_nor_a_verb_between_them_are_not_added():
+    assert ran("What is 7 and 5?").result.startswith("I cannot work out “What is 7 and 5”: I read sums like")
+
+
+@pytest.mark.parametrize("task, result", [
+    ("Hello! What is 2 + 3?", "2 + 3 is 5."),  # a greeting beside a task is not a part it declines
+    ("What is in the file?", "notes.txt says:\n" + NOTES["notes.txt"]),
+])
+def test_a_greeting_is_let_be_and_the_file_is_a_file_too(task, result):
+    assert ran(task).result == result
+
+
+def test_counting_a_named_file_says_it_will_count_before_the_count():
+    said = [b["text"] for r in ran("Count the words in notes.txt").records for b in r.reply["content"]
+            if b["type"] == "text"]
+    assert said == ["I will count them.", "notes.txt has 22 words."]
+
+
+def test_when_list_files_names_no_file_there_is_none_to_read():
+    toy, tools = ToyModel(), tool_schemas(list(TOOLS))
+    task = [{"role": "user", "content": "What is in my notes?"}]
+    asked = toy.create(task, tools=tools, max_tokens=200)
+    (call,) = [b for b in asked["content"] if b["type"] == "tool_use"]
+    answered = toy.create(task + [{"role": "assistant", "content": asked["content"]}, {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": call["id"], "content": ""}]}], tools=tools, max_tokens=200)
+    assert answered["content"] == [{"type": "text", "text": "There are no files."}]
+
+
+def test_another_task_gets_other_ids():
+    assert ran("What is 2 + 3?").records[0].reply["id"] != ran("What is 4 + 4?").records[0].reply["id"]
+
+
 # ---- one token estimate: the usage it reports is where max_tokens cuts
 
 
@@ -288,6 +346,28 @@ def test_a_long_reply_cut_reports_what_it_kept():
     assert reply["stop_reason"] == "max_tokens" and reply["usage"]["output_tokens"] == 1024
     assert text.startswith(call["input"]["text"])
     assert len(json.dumps(call["input"])) - len('"}') == 1024 * 4  # what it wrote before the tokens ran out
+
+
+def test_with_no_max_tokens_given_a_reply_stops_at_1024_tokens():
+    tools = tool_schemas(["upper"])
+    exactly = ToyModel().create([{"role": "user", "content": f"Shout '{'x' * 4084}'"}], tools=tools)
+    assert (exactly["stop_reason"], exactly["usage"]["output_tokens"]) == ("tool_use", 1024)  # 4,096 characters
+    over = ToyModel().create([{"role": "user", "content": f"Shout '{'x' * 4088}'"}], tools=tools)
+    assert (over["stop_reason"], over["usage"]["output_tokens"]) == ("max_tokens", 1024)  # one token more: cut
+
+
+def test_input_tokens_are_the_requests_characters_as_written_four_a_token():
+    reply = ToyModel().create(TASK, max_tokens=100)
+    # {"system": "", "tools": [], "messages": [{"role": "user", "content": "What is 2 + 3?"}]}: 88 characters
+    assert reply["usage"]["input_tokens"] == 22
+    greek = ToyModel().create([{"role": "user", "content": "Shout 'καλημέρα κόσμε'"}], max_tokens=100)
+    assert greek["usage"]["input_tokens"] == 24  # 96 characters: a Greek letter is one, not a \u escape of six
+
+
+def test_a_task_sent_as_text_blocks_is_read_as_the_same_words():
+    as_blocks = [{"role": "user", "content": [{"type": "text", "text": "What is"}, {"type": "text", "text": "2 + 3?"}]}]
+    reply = ToyModel().create(as_blocks, tools=tool_schemas(["add"]), max_tokens=100)
+    assert [(b["name"], b["input"]) for b in reply["content"] if b["type"] == "tool_use"] == [("add", {"a": 2, "b": 3})]
 
 
 # ---- its requests are checked whole, as the FakeModel checks them

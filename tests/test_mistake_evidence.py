@@ -1,0 +1,168 @@
+"""Naming a mistake from its evidence, one rule at a time: the refused request's reason and messages, the
+requests a loop sent, its output beside the reference run's. Fast, so mutation testing can run them for every
+change to agent/exercise/mistakes.py (tests/test_exercise_naming.py names the labelled loops end to end)."""
+
+from agent.exercise.judge import Observation
+from agent.exercise.mistakes import bad_request_mistake, decision_line, history_mistake, offending_index, output_mistake
+from agent.loop import RunState, console_lines, run_to_end
+from agent.models.fake import FakeModel
+from agent.scripts import load_script
+
+TASK = {"role": "user", "content": "What is 2 + 3?"}
+CALL = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "add",
+                                          "input": {"a": 2, "b": 3}}]}
+
+
+def test_a_blank_text_block_is_marked_where_the_api_names_no_message():
+    messages = [TASK, {"role": "assistant", "content": [{"type": "text", "text": "  "}]}, {"role": "user",
+                                                                                           "content": "go on"}]
+    assert offending_index("messages: text content blocks must contain non-whitespace text", messages) == 1
+
+
+def test_a_final_thinking_block_is_marked_only_for_the_reason_that_names_it():
+    messages = [TASK, {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "s"}]}]
+    assert offending_index("The final block in an assistant message cannot be `thinking`.", messages) == 1
+    assert offending_index("some rule this judge has no pointer for", messages) is None
+
+
+def test_a_request_after_an_end_turn_reply_is_named_kept_going():
+    messages = [TASK, {"role": "assistant", "content": "5"}, {"role": "user", "content": ""}]
+    reason = "messages: text content blocks must be non-empty"
+    assert bad_request_mistake(reason, messages, 2, ["end_turn"], 2) == ("kept_going", 2)
+
+
+def test_a_reply_changed_before_it_was_sent_back_is_named_content_changed():
+    reason = "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message " \
+             "cannot be modified."
+    assert bad_request_mistake(reason, [TASK, CALL], 1, ["tool_use"], 2) == ("content_changed", 1)
+
+
+def test_a_tools_output_sent_as_a_bare_string_is_named_results_as_text():
+    messages = [TASK, CALL, {"role": "user", "content": ["5"]}]
+    reason = "messages.2.content.0: Input should be a valid dictionary or object to extract fields from"
+    assert bad_request_mistake(reason, messages, 2, ["tool_use"], 2) == ("results_as_text", 2)
+
+
+def test_a_result_block_with_a_misspelled_type_is_not_called_results_as_text():
+    messages = [TASK, CALL, {"role": "user", "content": [{"type": "tool_results", "tool_use_id": "toolu_01",
+                                                         "content": "5"}]}]
+    reason = "messages.2.content.0: Input tag 'tool_results' found using 'type' does not match any of the expected tags"
+    assert bad_request_mistake(reason, messages, 2, ["tool_use"], 2) == (None, 2)
+
+
+def test_a_result_put_inside_another_results_content_is_named_result_wrapped():
+    inner = {"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}
+    messages = [TASK, CALL, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01",
+                                                         "content": [inner]}]}]
+    reason = "messages.2.content.0.tool_result.content.0.type: Input should be 'text' or 'image'"
+    assert bad_request_mistake(reason, messages, 2, ["tool_use"], 2) == ("result_wrapped", 2)
+
+
+def test_a_file_that_does_not_parse_is_pointed_at_the_last_line_that_ran():
+    assert decision_line("def run_agent(:\n", [3, 5, 7]) == 7
+
+
+def test_a_call_the_script_never_made_is_not_said_to_have_changed_its_input():
+    own = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_mine", "name": "add",
+                                             "input": {"a": 1, "b": 1}}]}
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK, own]])
+    assert history_mistake(seen, TASK["content"], replies=[]) is None
+
+
+def test_a_wrong_answer_at_the_end_of_the_reference_run_is_named_answer_text():
+    script = load_script("add_then_answer")
+    state = RunState(script.task)
+    run_to_end(state, FakeModel(script))
+    expected = console_lines(state)
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK]], stop_reasons=["tool_use", "end_turn"],
+                       tool_calls=["tool_use"], tool_call_replies=[1], returned={"type": "str", "text": "7"})
+    actual = expected[:-1] + ["result: 7"]
+    assert output_mistake(state, seen, expected, actual, len(expected) - 1) == "answer_text"
+
+
+def test_a_text_reply_earlier_is_not_blamed_for_a_refusal_elsewhere():
+    bad_call = {"role": "assistant", "content": [{"type": "tool_use", "id": "bad id!", "name": "add",
+                                                  "input": {"a": 2, "b": 3}}]}
+    messages = [TASK, {"role": "assistant", "content": "Let me add."}, {"role": "user", "content": "go on"}, bad_call]
+    reason = "messages.3.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+    assert bad_request_mistake(reason, messages, 3, ["end_turn", "tool_use"], 3)[0] != "reply_as_text"
+    assert bad_request_mistake(reason, messages, None, ["tool_use"], 2) == (None, None)
+
+
+def test_a_call_left_without_its_result_is_named_call_not_answered():
+    two_calls = {"role": "assistant", "content": [*CALL["content"], {"type": "tool_use", "id": "toolu_02",
+                                                                     "name": "add", "input": {"a": 5, "b": 1}}]}
+    one_result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}
+    reason = ("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_02. Each "
+              "`tool_use` block must have a corresponding `tool_result` block in the next message.")
+    assert bad_request_mistake(reason, [TASK, two_calls, one_result], 1, ["tool_use"], 2) == ("call_not_answered", 1)
+
+
+def test_an_answer_holding_a_new_line_is_a_wrong_answer_not_an_extra_print():
+    script = load_script("add_then_answer")
+    state = RunState(script.task)
+    run_to_end(state, FakeModel(script))
+    expected = console_lines(state)  # the tool line, the result line, the requests line
+    answer = f"{state.result}\nDone."
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK]], stop_reasons=["tool_use", "end_turn"],
+                       tool_calls=["tool_use"], tool_call_replies=[1], returned={"type": "str", "text": answer},
+                       printed=expected[0] + "\n")  # the loop printed only its tool line
+    actual = [expected[0], f"result: {state.result}", "Done.", expected[2]]
+    assert output_mistake(state, seen, expected, actual, 2) == "answer_text"
+
+
+def test_a_system_message_is_marked_where_it_stands():
+    messages = [TASK, {"role": "system", "content": "Be brief."}]
+    assert offending_index('messages: Unexpected role "system". Use the top-level `system` parameter.', messages) == 1
+
+
+def test_a_file_with_no_if_or_while_is_pointed_at_its_last_line_that_ran():
+    assert decision_line("x = 1\ny = 2\n", [1, 2]) == 2
+
+
+def test_a_call_sent_back_with_another_input_is_named_tool_input_changed():
+    changed = {"role": "assistant", "content": [dict(CALL["content"][0], input={"a": 2, "b": 30})]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "32"}]}
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK, changed, result]])
+    assert history_mistake(seen, TASK["content"], replies=[CALL]) == ("tool_input_changed", 1, 2)
+
+
+def test_a_request_no_longer_after_the_calls_ran_is_named_conversation_not_kept():
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK]], stop_reasons=["tool_use"],
+                       tool_call_replies=[1])
+    assert history_mistake(seen, TASK["content"], replies=[CALL]) == ("conversation_not_kept", 0, 2)
+
+
+def test_a_blank_message_is_marked_and_a_message_with_words_is_not():
+    blank_string = [TASK, {"role": "assistant", "content": ""}]
+    assert offending_index("messages: text content blocks must be non-empty", blank_string) == 1
+    words_then_blank = [TASK, {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
+                        {"role": "user", "content": [{"type": "text", "text": " "}]}]
+    assert offending_index("messages: text content blocks must contain non-whitespace text", words_then_blank) == 2
+
+
+def test_the_first_and_the_final_message_are_marked_where_the_reason_names_them():
+    messages = [{"role": "assistant", "content": "hi"}, TASK, {"role": "assistant", "content": "5"}]
+    assert offending_index('messages: the final message must use the "user" role', messages) == 2
+    assert offending_index('messages: the first message must use the "user" role', messages) == 0
+
+
+def test_a_whole_reply_appended_as_content_is_named_so():
+    reply = {"id": "msg_01", "type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
+    messages = [TASK, {"role": "assistant", "content": reply}]
+    reason = "messages.1.content: Input should be a valid list"
+    assert bad_request_mistake(reason, messages, 1, ["end_turn"], 2)[0] != "whole_reply_appended"  # kept going
+    assert bad_request_mistake(reason, messages, 1, ["tool_use"], 2) == ("whole_reply_appended", 1)
+
+
+def test_a_wrong_tool_line_with_the_right_turn_is_a_tool_line_even_on_a_later_script():
+    script = load_script("add_then_answer")
+    state = RunState(script.task)
+    run_to_end(state, FakeModel(script))
+    expected = console_lines(state)
+    actual = ['turn 1: add {"a": 2, "b": 3} -> 6', *expected[1:]]
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK]], stop_reasons=["tool_use", "end_turn"],
+                       tool_calls=["tool_use"], tool_call_replies=[1], earlier_tasks=["Add 1 and 2"],
+                       returned={"type": "str", "text": state.result}, printed="\n".join(actual[:1]) + "\n")
+    assert output_mistake(state, seen, expected, actual, 0) == "tool_lines"
+    assert output_mistake(state, seen, expected, actual, 1) is None  # at the result line: not a tool line
