@@ -3,7 +3,8 @@ what differs said in words."""
 
 import pytest
 
-from agent.branches import MAIN, BranchError, RunTree, compare
+from agent.branch_compare import compare
+from agent.branches import MAIN, BranchError, RunTree
 from agent.loop import RunState, run_to_end
 from agent.models.fake import FakeModel
 from agent.models.faults import Fault

@@ -18,7 +18,8 @@ from collections.abc import Callable
 import graphviz
 import streamlit as st
 
-from agent.branches import MAIN, Branch, BranchError, RunTree, compare
+from agent.branch_compare import compare
+from agent.branches import MAIN, Branch, BranchError, RunTree
 from agent.loop import Model, RunState, console_lines
 from agent.models.fake import FakeModel
 from agent.models.faults import FAULTS, Fault
