@@ -32,14 +32,16 @@ def choose(page, label: str, option: str) -> None:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     wanted = page.get_by_role("option", name=option, exact=True)
-    for _ in range(3):  # a rerun that lands just after the click closes the list again: open it once more
+    wait_for_idle(page)
+    for attempt in range(4):  # a rerun that lands while the list is open closes it again: open it once more
         page.get_by_test_id("stSelectbox").filter(has_text=label).click()
         try:
-            wanted.wait_for(timeout=5_000)
+            wanted.click(timeout=5_000)
             break
         except PlaywrightTimeout:
+            if attempt == 3:
+                raise
             wait_for_idle(page)
-    wanted.click()
     wait_for_idle(page)
 
 
