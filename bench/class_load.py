@@ -15,7 +15,11 @@ share at or over 40 ms (the delayed-acknowledgement stall), sessions dropped,
 wrong answers, the servers' CPU and the simulated clients' (shares of one core; when the clients'
 nears the cores left over, the figures measure the clients), how long a second
 Streamlit's event loop waited for a core ("no core": other processes had both;
-on a busy machine that, not Streamlit, is the tail), the servers' RSS at
+on a busy machine that, not Streamlit, is the tail), the servers' CPU a Step
+(their CPU time in the window, less what they spend idle, over the Steps in
+it: what a Step costs, which the machine's load barely moves), the longest pause of Python's garbage
+collector in the window and all its pauses' time a second (it holds the GIL, so
+every Step in flight waits for it), the servers' RSS at
 the end of the window and per session over the idle server's, then the RSS
 and the sessions the processes still hold once every learner has gone and the
 disconnected-session time (`--ttl`, short here) has passed. Streamlit removes
@@ -58,6 +62,7 @@ sys.path[:0] = [str(HERE.parent / "tests"), str(HERE)]
 
 from browser_support import ROOT, SandboxServer, consecutive_free_ports, free_port  # noqa: E402
 from page_step import RUNAWAY_TITLE, write_trivial_app  # noqa: E402
+from probed_streamlit import ask  # noqa: E402
 from streamlit_session import SessionGone, StreamlitSession, server_tcp_sockets  # noqa: E402
 
 PROBE = [str(HERE / "probed_streamlit.py")]
@@ -154,18 +159,19 @@ def as_streamlit_ships_it(pid: int) -> None:
         sock.close()
 
 
+def settle(pids: list[int], timeout: float = 60) -> float:
+    """Until the processes are idle (under 2 % of a core over a second); the share of a core they use idle."""
+    deadline = time.monotonic() + timeout
+    while True:
+        before = sum(process_cpu_seconds(pid) for pid in pids)
+        time.sleep(1.0)
+        idle = sum(process_cpu_seconds(pid) for pid in pids) - before
+        if idle < 0.02 or time.monotonic() > deadline:
+            return idle
+
+
 def sessions_held(pids: list[int], probe_dir: Path) -> int:
-    for pid in pids:
-        (probe_dir / f"{pid}.ask").touch()
-    total = 0
-    for pid in pids:
-        answer = probe_dir / f"{pid}.answer"
-        deadline = time.monotonic() + 60
-        while not answer.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        total += int(answer.read_text())
-        answer.unlink()
-    return total
+    return sum(ask(pid, probe_dir)[0] for pid in pids)
 
 
 # ---------------------------------------------------------------- the learners
@@ -269,15 +275,23 @@ def one_worker(url: str, page: str, indices: list[int], seconds: float, seed: in
     results.put(tally)
 
 
-def run_level(url: str, page: str, learners: int, seconds: float, seed: int, workers: int) -> Tally:
-    """The learners, spread over `workers` processes so that the clients are not the bottleneck."""
+def run_level(url: str, page: str, learners: int, seconds: float, seed: int, workers: int,
+              pids: list[int]) -> tuple[Tally, Window]:
+    """The learners, spread over `workers` processes so that the clients are not the bottleneck; and the
+    servers' CPU over the measured window alone (joining costs more than pressing)."""
     shares = [share for w in range(workers) if (share := list(range(w, learners, workers)))]
     context = multiprocessing.get_context("fork")
-    everyone_in, results = context.Barrier(len(shares)), context.Queue()
+    everyone_in, results = context.Barrier(len(shares) + 1), context.Queue()
     processes = [context.Process(target=one_worker, args=(url, page, share, seconds, seed, everyone_in, results))
                  for share in shares]
     for process in processes:
         process.start()
+    everyone_in.wait(timeout=600)
+    window = Window(time.monotonic() + 1.0, time.monotonic() + 1.0 + seconds)  # as the workers set theirs
+    time.sleep(max(window.start - time.monotonic(), 0))
+    cpu_before = sum(process_cpu_seconds(pid) for pid in pids)
+    time.sleep(max(window.end - time.monotonic(), 0))
+    window.server_cpu_seconds = sum(process_cpu_seconds(pid) for pid in pids) - cpu_before
     tallies = [results.get(timeout=600) for _ in processes]
     for process in processes:
         process.join()
@@ -289,7 +303,28 @@ def run_level(url: str, page: str, learners: int, seconds: float, seed: int, wor
         whole.resets += tally.resets
         whole.dropped += tally.dropped
         whole.client_cpu_seconds += tally.client_cpu_seconds
-    return whole
+    return whole, window
+
+
+@dataclass
+class Window:
+    """The measured window, on the clock every process shares (time.monotonic), and what the servers spent in it."""
+
+    start: float
+    end: float
+    server_cpu_seconds: float = 0.0
+
+
+def collector_pauses(pids: list[int], probe_dir: Path, window: Window) -> list[float]:
+    """Every pause of the servers' garbage collector inside the window, in ms (bench/probed_streamlit.py logs them)."""
+    pauses = []
+    for pid in pids:
+        log = probe_dir / f"{pid}.gc"
+        for line in log.read_text().splitlines() if log.exists() else []:
+            began, _generation, ms = line.split()
+            if window.start <= float(began) < window.end:
+                pauses.append(float(ms))
+    return pauses
 
 
 async def visit_and_leave(url: str) -> None:
@@ -309,6 +344,7 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
         try:
             for backend in target.backends:  # the page's imports and caches, once a process, not counted
                 asyncio.run(visit_and_leave(backend))
+            idle_cpu = settle(target.pids)  # the SDK's background import and the freeze after it: not idle RSS
             if page == "shipped":
                 for pid in target.pids:
                     as_streamlit_ships_it(pid)
@@ -316,11 +352,13 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
             cpu_before = sum(process_cpu_seconds(pid) for pid in target.pids)
             waited_before = sum(runqueue_wait_seconds(pid) for pid in target.pids)
             started = time.monotonic()
-            tally = run_level(target.url, page, learners, args.seconds, args.seed, args.workers)
+            tally, window = run_level(target.url, page, learners, args.seconds, args.seed, args.workers,
+                                      target.pids)
             elapsed = time.monotonic() - started
             cpu = (sum(process_cpu_seconds(pid) for pid in target.pids) - cpu_before) / elapsed
             waited = (sum(runqueue_wait_seconds(pid) for pid in target.pids) - waited_before) / elapsed
             rss_busy = sum(process_rss_mb(pid) for pid in target.pids)
+            pauses = collector_pauses(target.pids, probe_dir, window)
             time.sleep(args.ttl + 1.5)  # every learner has gone; their sessions' time runs out
             for backend in target.backends:
                 asyncio.run(visit_and_leave(backend))  # a disconnect makes Streamlit drop the expired ones
@@ -342,6 +380,11 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
         "cpu": cpu, "client_cpu": tally.client_cpu_seconds / elapsed, "waited": waited,
         "rss": rss_busy, "per_session": (rss_busy - rss_idle) / learners, "rss_after": rss_after,
         "held": held, "processes": len(target.pids),
+        # Above what the idle servers spend (Streamlit polls its config files): what the Steps themselves cost.
+        # The kernel counts CPU time in 10 ms ticks: a few Steps say nothing.
+        "cpu_a_step": max(window.server_cpu_seconds - idle_cpu * args.seconds, 0) * 1000 / len(times)
+        if len(times) >= 30 else float("nan"),
+        "gc_longest": max(pauses, default=0.0), "gc_ms_a_s": sum(pauses) / args.seconds,
     }
 
 
@@ -377,7 +420,8 @@ def print_row(row: dict) -> None:
     print(f"{row['target']:>5} {row['page']:>7} {row['n']:>4} | {row['steps']:>5} {row['per_s']:>6.1f}/s | "
           f"{row['p50']:>5.0f} {row['p95']:>5.0f} {row['max']:>5.0f} ms | {row['stalled']:>4.0%} | "
           f"{row['dropped']:>4} {len(row['wrong']) - row['dropped']:>3} | "
-          f"{row['cpu']:>11.0%} {row['client_cpu']:>6.0%} {row['waited'] * 1000:>7.0f} ms/s | "
+          f"{row['cpu']:>11.0%} {row['client_cpu']:>6.0%} {row['waited'] * 1000:>7.0f} ms/s "
+          f"{row['cpu_a_step']:>5.1f} ms | {row['gc_longest']:>5.0f} {row['gc_ms_a_s']:>5.1f} ms/s | "
           f"{row['rss']:>6.0f} MB {row['per_session']:>6.2f} MB | {row['rss_after']:>6.0f} MB {row['held']:>4} | "
           f"join p95 {row['join_p95']:>5.0f} ms", flush=True)
     for problem in row["wrong"][:3]:
@@ -385,7 +429,7 @@ def print_row(row: dict) -> None:
 
 
 HEADER = ("where   page    N  | Steps  served  |  p50   p95   max    | >=40 | drop bad | CPU: server client "
-          "no core |"
+          "no core  a Step   | GC: longest  all    |"
           "  RSS     a session | after time-out held |")
 
 
@@ -431,7 +475,7 @@ def main() -> int:
             sandbox, trivial = mine[("sandbox", learners)], mine[("trivial", learners)]
             print(f"{target:>5} {learners:>4}: p95 {sandbox['p95'] / trivial['p95']:.2f}x the trivial page, "
                   f"{sandbox['p95'] / alone['p95']:.2f}x one learner ({min(levels)}); "
-                  f"CPU {sandbox['cpu'] / max(trivial['cpu'], 1e-9):.1f}x the trivial page's")
+                  f"CPU a Step {sandbox['cpu_a_step'] / max(trivial['cpu_a_step'], 1e-9):.1f}x the trivial page's")
     return 0
 
 

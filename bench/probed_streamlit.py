@@ -1,12 +1,18 @@
-"""`streamlit` exactly as its command runs, with one question the load benchmark can ask it.
+"""`streamlit` exactly as its command runs, with one question the load benchmark can ask it, and a log.
 
     python bench/probed_streamlit.py run sandbox_app.py --server.port 8601 ...
 
 How many Streamlit sessions does this process still hold? Outside the process
 nothing says (its metrics count connected sessions only). When the file
 `$LOAD_PROBE_DIR/<pid>.ask` appears, a thread counts the AppSession objects
-alive (after a full collection, so cyclic garbage is not counted as held) and
-writes the count to `<pid>.answer`. Nothing else about the server changes.
+alive (weakly remembered as each is made, so one frozen by the process is
+counted too; after a full collection, so cyclic garbage is not held) and
+writes the count to `<pid>.answer`, with the number of objects frozen out of
+the collector's passes (views/serving.py freezes the code loaded at start).
+And every pause of Python's cyclic garbage collector (it holds the GIL, so
+every Step in flight waits) is written to `<pid>.gc` as
+`<monotonic seconds> <generation> <milliseconds>`. Nothing else
+about the server changes.
 """
 
 from __future__ import annotations
@@ -16,26 +22,69 @@ import os
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 
 
-def answer_questions(folder: Path) -> None:
+def remember_sessions() -> weakref.WeakSet:
+    """Every AppSession made from now on, for as long as anything holds it."""
+    from streamlit.runtime.app_session import AppSession
+
+    alive: weakref.WeakSet = weakref.WeakSet()
+    made = AppSession.__init__
+
+    def remembered(self, *args, **kwargs) -> None:
+        made(self, *args, **kwargs)
+        alive.add(self)
+
+    AppSession.__init__ = remembered
+    return alive
+
+
+def answer_questions(folder: Path, alive: weakref.WeakSet) -> None:
     ask, answer = folder / f"{os.getpid()}.ask", folder / f"{os.getpid()}.answer"
     while True:
         time.sleep(0.1)
         if not ask.exists():
             continue
-        from streamlit.runtime.app_session import AppSession
-
-        gc.collect()
-        held = sum(1 for thing in gc.get_objects() if isinstance(thing, AppSession))
+        gc.collect()  # cyclic garbage is not held
         ask.unlink()
-        answer.write_text(str(held))
+        answer.with_suffix(".part").write_text(f"{len(alive)} {gc.get_freeze_count()}")
+        answer.with_suffix(".part").rename(answer)  # whole, or not there yet
+
+
+def ask(pid: int, folder: Path, timeout: float = 60) -> tuple[int, int]:
+    """From outside: the sessions process `pid` holds, and the objects it has frozen."""
+    answer = folder / f"{pid}.answer"
+    (folder / f"{pid}.ask").touch()
+    deadline = time.monotonic() + timeout
+    while not answer.exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"process {pid} did not answer within {timeout}s")
+        time.sleep(0.1)
+    held, frozen = map(int, answer.read_text().split())
+    answer.unlink()
+    return held, frozen
+
+
+def log_collections(log: Path) -> None:
+    began = [0.0]
+
+    def timed(phase: str, info: dict) -> None:
+        if phase == "start":
+            began[0] = time.monotonic()
+        else:
+            with log.open("a") as out:
+                out.write(f"{began[0]:.4f} {info['generation']} {(time.monotonic() - began[0]) * 1000:.2f}\n")
+
+    gc.callbacks.append(timed)
 
 
 if __name__ == "__main__":
     if "LOAD_PROBE_DIR" in os.environ:
-        threading.Thread(target=answer_questions, args=(Path(os.environ["LOAD_PROBE_DIR"]),), daemon=True).start()
+        folder = Path(os.environ["LOAD_PROBE_DIR"])
+        threading.Thread(target=answer_questions, args=(folder, remember_sessions()), daemon=True).start()
+        log_collections(folder / f"{os.getpid()}.gc")
     from streamlit.web.cli import main
 
     sys.exit(main(prog_name="streamlit"))

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import sys
+import time
 
 import pytest
-from browser_support import SandboxServer
+from browser_support import ROOT, SandboxServer
 from streamlit_session import StreamlitSession, server_tcp_sockets
 
 from views.serving import DISCONNECTED_SESSIONS_KEPT
+
+sys.path.insert(0, str(ROOT / "bench"))
+from probed_streamlit import ask  # noqa: E402  (the load benchmark's probe of a server's sessions)
 
 RUNAWAY = "A runaway model that never stops"
 
@@ -112,3 +117,36 @@ def test_a_learner_dropped_with_a_class_of_others_gets_their_run_back(sandbox):
     before, after, texts = asyncio.run(class_drops_and_one_comes_back())
     assert after == before
     assert any(text.startswith("turn 2 of 40") for text in texts), texts
+
+
+def test_the_code_loaded_at_start_leaves_the_collectors_walk_and_sessions_are_still_freed(tmp_path):
+    """views/serving.py freezes what the process loaded (after the SDK's background import); the sessions of
+    a class that come and go afterwards are still collected once their time is up."""
+    probe = [str(ROOT / "bench" / "probed_streamlit.py")]
+
+    async def class_comes_and_goes(url: str) -> None:
+        learners = [await StreamlitSession.open(url) for _ in range(5)]
+        for learner in learners:
+            await learner.rerun(learner.pick("Script", RUNAWAY))
+            await learner.rerun(*learner.press("Step"))
+            await learner.close()
+
+    with SandboxServer(options=["--server.disconnectedSessionTTL", "1"], streamlit=probe,
+                       env={"LOAD_PROBE_DIR": str(tmp_path)}) as server:
+        asyncio.run(visit_and_leave(server.url))  # the first page run starts the SDK's import, then the freeze
+        deadline = time.monotonic() + 60
+        while (frozen := ask(server.process.pid, tmp_path)[1]) == 0 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert frozen > 100_000, f"{frozen} objects frozen: the SDK, Streamlit and pydantic alone are more"
+        asyncio.run(class_comes_and_goes(server.url))
+        assert ask(server.process.pid, tmp_path)[0] >= 5  # disconnected, kept for their time-out
+        time.sleep(2)
+        asyncio.run(visit_and_leave(server.url))  # Streamlit drops expired sessions when another disconnects
+        time.sleep(0.5)
+        held, _ = ask(server.process.pid, tmp_path)
+        assert held <= 2, f"{held} sessions still held after their time-out (the first visitor's may be frozen)"
+
+
+async def visit_and_leave(url: str) -> None:
+    session = await StreamlitSession.open(url)
+    await session.close()

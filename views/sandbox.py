@@ -500,4 +500,6 @@ def sandbox_view() -> None:
 
 start_session()
 sandbox_view()
-view.import_sdk_ahead()  # after the page is drawn: the first request that needs the SDK finds it imported
+# After the page is drawn: the first request that needs the SDK finds it imported; then what the process has
+# loaded leaves the garbage collector's full passes (views/serving.py).
+serving.freeze_loaded_code(view.import_sdk_ahead())

@@ -21,16 +21,25 @@ process because the page is all a deployment is sure to run (a bare
   `server.disconnectedSessionTTL` has passed. The limit is raised to
   DISCONNECTED_SESSIONS_KEPT; the time stays the config option's.
 
+And one thing for the tail of a large class: Python's full garbage collection
+walks every object the process holds, with the GIL held, so every Step in
+flight waits for it. Most of what it walks is the code loaded at start
+(Streamlit, the SDK, pydantic, the page), which lives as long as the process;
+`freeze_loaded_code` moves it where the collector never looks
+(bench/class_load.py's GC column shows the pauses).
+
 tests/test_class_hosting.py runs a real `streamlit run` and fails if either
 stops holding (say, Streamlit moves its socket or its session storage).
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import socket
 import stat
+import threading
 
 DISCONNECTED_SESSIONS_KEPT = 2_000  # a few classes' worth; a session in the store is about 0.2 MB
 SESSION_STORE_PATH = ("_session_mgr", "_session_storage", "_cache", "_maxsize")  # Streamlit 1.67's insides
@@ -40,6 +49,7 @@ SESSION_LOST = ("The connection to the server broke, and the server this page ca
                 "is a fresh start, and the run you had is gone.")
 
 _done_in_this_process = False
+_frozen = threading.Event()
 _log = logging.getLogger(__name__)
 
 
@@ -66,6 +76,31 @@ def send_without_delay() -> int:
     return changed
 
 
+def freeze_loaded_code(loading: threading.Thread | None) -> threading.Thread | None:
+    """Once a process, in the background: when `loading` (the SDK's import) is done, collect, then freeze what
+    the process holds, so that later full collections walk only what sessions made. The thread, or None if
+    this process has already frozen.
+
+    What the first sessions made before the freeze is frozen with the code: it is still freed when its last
+    reference goes, only not if it becomes cyclic garbage. A few sessions' worth, once a process.
+    """
+    if _frozen.is_set():
+        return None
+    _frozen.set()
+
+    def freeze() -> None:
+        if loading is not None:
+            loading.join()
+        if not serving_here():  # a page test (AppTest) runs the page inside pytest: that process is not ours
+            return
+        gc.collect()
+        gc.freeze()
+
+    thread = threading.Thread(target=freeze, daemon=True, name="freeze-loaded-code")
+    thread.start()
+    return thread
+
+
 def keep_disconnected_sessions(count: int) -> bool:
     """Let Streamlit's session store hold `count` disconnected sessions; False (and a warning) if it cannot."""
     from streamlit import runtime
@@ -80,6 +115,18 @@ def keep_disconnected_sessions(count: int) -> bool:
         return False
     setattr(holder, SESSION_STORE_PATH[-1], max(getattr(holder, SESSION_STORE_PATH[-1]), count))
     return True
+
+
+def serving_here() -> bool:
+    """Whether this process is a Streamlit server: it listens on the configured port."""
+    from streamlit import config
+
+    port = config.get_option("server.port")
+    found = False
+    for sock in _tcp_sockets():
+        found = found or (_is_listening(sock) and sock.getsockname()[1] == port)
+        sock.close()
+    return found
 
 
 def came_back_without_its_session() -> bool:
