@@ -36,7 +36,8 @@ from starlette.routing import BaseRoute, Route
 
 from agent.api.requests import API_VERSIONS, LATEST_VERSION, MODES, RequestChecker, RequestRejected
 from agent.models.fake import FakeModel, ScriptExhausted
-from agent.real.http_transport import MAX_BODY_BYTES, ApiError, ApiHttpServer, ApiJSONResponse, log_note, parse_body
+from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, log_note, parse_body
+from agent.real.http_transport import ApiHttpServer
 from agent.real.models import model_list, model_named
 from agent.real.threads import ThreadRejected, ThreadStore
 from agent.scripts import Script
