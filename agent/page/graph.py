@@ -93,8 +93,8 @@ def run_graph(state: RunState, last_turns: int | None = None, next_step: bool = 
     first = 1
     if last_turns is not None and state.turn > last_turns:
         first = state.turn - last_turns + 1
-        folded = [record_of_turn(state, t) for t in range(1, first)]
-        calls = sum(len(r.tool_runs) for r in folded if r)
+        folded = [r for r in state.records if r.counted and r.turn < first]  # one pass: redrawn every Step
+        calls = sum(len(r.tool_runs) for r in folded)
         asks = first - 1
         label = _label("turn 1" if asks == 1 else f"turns 1–{asks}",
                        f"{asks} ask{'s' if asks != 1 else ''} · {calls} tool call{'s' if calls != 1 else ''}")
