@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import math
+import functools
 import multiprocessing
 import os
 import random
@@ -57,6 +57,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tests"), str(HERE)]
 
 from browser_support import ROOT, SandboxServer, consecutive_free_ports, free_port  # noqa: E402
+from class_check import CHECK_LIMIT, check_learner, check_problems, check_report, nearest_rank  # noqa: E402
 from page_step import RUNAWAY_TITLE, write_trivial_app  # noqa: E402
 from streamlit_session import SessionGone, StreamlitSession, server_tcp_sockets  # noqa: E402
 
@@ -65,6 +66,7 @@ JOINING_AT_ONCE = 10  # learners opening the page at the same moment while a lev
 STALL_MS = 40  # Linux's delayed acknowledgement: a Step this slow waited for one
 TURN = re.compile(r"turn (\d+) of (\d+)")
 COUNT = re.compile(r"count (\d+)")
+CHECK_AT = 0.25  # the checkers press Check this far into the window: Steps before and after it run with none
 
 
 # ---------------------------------------------------------------- the servers
@@ -179,10 +181,15 @@ class Tally:
     wrong: list[str] = field(default_factory=list)
     join_ms: list[float] = field(default_factory=list)
     client_cpu_seconds: float = 0.0
+    steps: list[tuple[float, float]] = field(default_factory=list)  # every Step: (pressed at, monotonic; ms)
+    checks: list = field(default_factory=list)  # class_check.CheckSeen, one a check pressed
+    window: tuple[float, float] = (float("inf"), float("inf"))  # the measured window, in monotonic time
 
 
 async def sandbox_learner(url: str, rng: random.Random, joined: asyncio.Semaphore, start: asyncio.Event,
-                          window: list[float], tally: Tally) -> None:
+                          window: list[float], tally: Tally, checking=lambda: False) -> None:
+    """Step until the window ends, and past it while `checking()` says checks still run (so that every check's
+    time has Steps beside it)."""
     async with joined:
         began = time.perf_counter()
         session = await StreamlitSession.open(url)
@@ -193,7 +200,7 @@ async def sandbox_learner(url: str, rng: random.Random, joined: asyncio.Semaphor
         tally.wrong.append(f"after picking the script: {session.last_texts[:1]}")
     await start.wait()
     await asyncio.sleep(rng.uniform(0, 3))  # learners do not press in step with each other
-    while time.monotonic() < window[1]:
+    while time.monotonic() < window[1] or (checking() and time.monotonic() < window[1] + CHECK_LIMIT):
         button = "Reset" if turn >= turns else "Step"
         pressed_at = time.monotonic()
         outcome = await session.rerun(*session.press(button))
@@ -203,6 +210,8 @@ async def sandbox_learner(url: str, rng: random.Random, joined: asyncio.Semaphor
             tally.wrong.append(f"{button} at turn {turn} showed {outcome.texts[:1]}")
         if button == "Step" and window[0] <= pressed_at < window[1]:
             tally.step_ms.append(outcome.seconds * 1000)
+        if button == "Step" and window[0] <= pressed_at:
+            tally.steps.append((pressed_at, outcome.seconds * 1000))
         tally.resets += button == "Reset"
         turn = now
         await asyncio.sleep(rng.uniform(2, 4))
@@ -239,42 +248,58 @@ def shown_turn(texts: list[str]) -> tuple[int, int]:
 
 
 async def learners_of_one_worker(url: str, page: str, indices: list[int], seconds: float, seed: int,
-                                 everyone_in: threading.Barrier) -> Tally:
+                                 everyone_in: threading.Barrier, first_checker: int, checks_left) -> Tally:
+    """This worker's learners; those from `first_checker` on press Check, once, all at the same moment."""
     tally = Tally()
     joined, start = asyncio.Semaphore(JOINING_AT_ONCE), asyncio.Event()
-    window = [float("inf"), float("inf")]
-    learner = trivial_learner if page == "trivial" else sandbox_learner  # "shipped" is the sandbox too
+    window, press_at = [float("inf"), float("inf")], [float("inf")]
+    learner = (trivial_learner if page == "trivial"  # "shipped" is the sandbox too
+               else functools.partial(sandbox_learner, checking=lambda: checks_left.value > 0))
 
     async def one(index: int) -> None:
         try:
-            await learner(url, random.Random(seed * 100_003 + index), joined, start, window, tally)
+            if index >= first_checker:
+                await check_learner(url, joined, start, press_at, tally.join_ms, tally.checks)
+            else:
+                await learner(url, random.Random(seed * 100_003 + index), joined, start, window, tally)
         except (SessionGone, TimeoutError, OSError) as exc:
             tally.dropped += 1
-            tally.wrong.append(f"learner {index} dropped: {exc}")
+            tally.wrong.append(f"{'checker' if index >= first_checker else 'learner'} {index} dropped: {exc}")
+        finally:
+            if index >= first_checker:
+                with checks_left.get_lock():
+                    checks_left.value -= 1
 
     tasks = [asyncio.create_task(one(i)) for i in indices]
     while len(tally.join_ms) + tally.dropped < len(indices):
+        if failed := [task for task in tasks if task.done() and task.exception()]:
+            raise failed[0].exception()  # a bug in a learner, not a dropped session: say it rather than hang
         await asyncio.sleep(0.05)
     await asyncio.to_thread(everyone_in.wait)  # every worker's learners are in before anyone presses
     window[:] = [time.monotonic() + 1.0, time.monotonic() + 1.0 + seconds]  # a second for the first presses
+    press_at[0] = window[0] + CHECK_AT * seconds  # monotonic time is the machine's: every worker's the same
+    tally.window = tuple(window)
     start.set()
     await asyncio.gather(*tasks)
     return tally
 
 
-def one_worker(url: str, page: str, indices: list[int], seconds: float, seed: int, everyone_in, results) -> None:
+def one_worker(url: str, page: str, indices: list[int], seconds: float, seed: int, everyone_in, results,
+               first_checker: int, checks_left) -> None:
     cpu = time.process_time()
-    tally = asyncio.run(learners_of_one_worker(url, page, indices, seconds, seed, everyone_in))
+    tally = asyncio.run(learners_of_one_worker(url, page, indices, seconds, seed, everyone_in, first_checker,
+                                               checks_left))
     tally.client_cpu_seconds = time.process_time() - cpu
     results.put(tally)
 
 
-def run_level(url: str, page: str, learners: int, seconds: float, seed: int, workers: int) -> Tally:
-    """The learners, spread over `workers` processes so that the clients are not the bottleneck."""
-    shares = [share for w in range(workers) if (share := list(range(w, learners, workers)))]
+def run_level(url: str, page: str, learners: int, seconds: float, seed: int, workers: int, checkers: int = 0) -> Tally:
+    """The learners and the checkers, spread over `workers` processes so that the clients are not the bottleneck."""
+    shares = [share for w in range(workers) if (share := list(range(w, learners + checkers, workers)))]
     context = multiprocessing.get_context("fork")
-    everyone_in, results = context.Barrier(len(shares)), context.Queue()
-    processes = [context.Process(target=one_worker, args=(url, page, share, seconds, seed, everyone_in, results))
+    everyone_in, results, checks_left = context.Barrier(len(shares)), context.Queue(), context.Value("i", checkers)
+    processes = [context.Process(target=one_worker, args=(url, page, share, seconds, seed, everyone_in, results,
+                                                          learners, checks_left))
                  for share in shares]
     for process in processes:
         process.start()
@@ -289,6 +314,9 @@ def run_level(url: str, page: str, learners: int, seconds: float, seed: int, wor
         whole.resets += tally.resets
         whole.dropped += tally.dropped
         whole.client_cpu_seconds += tally.client_cpu_seconds
+        whole.steps += tally.steps
+        whole.checks += tally.checks
+        whole.window = min(whole.window, tally.window)
     return whole
 
 
@@ -300,7 +328,9 @@ async def visit_and_leave(url: str) -> None:
 # ---------------------------------------------------------------- one level, measured
 
 
-def measure(target_kind: str, page: str, app: Path, learners: int, args: argparse.Namespace) -> dict:
+def measure(target_kind: str, page: str, app: Path, learners: int, args: argparse.Namespace,
+            alone_p95: float | None = None) -> dict:
+    checkers = args.checkers if page == "sandbox" and args.checkers and learners >= args.checkers else 0
     options = ["--server.disconnectedSessionTTL", str(args.ttl)]
     with tempfile.TemporaryDirectory() as probe:
         probe_dir = Path(probe)
@@ -316,7 +346,7 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
             cpu_before = sum(process_cpu_seconds(pid) for pid in target.pids)
             waited_before = sum(runqueue_wait_seconds(pid) for pid in target.pids)
             started = time.monotonic()
-            tally = run_level(target.url, page, learners, args.seconds, args.seed, args.workers)
+            tally = run_level(target.url, page, learners, args.seconds, args.seed, args.workers, checkers)
             elapsed = time.monotonic() - started
             cpu = (sum(process_cpu_seconds(pid) for pid in target.pids) - cpu_before) / elapsed
             waited = (sum(runqueue_wait_seconds(pid) for pid in target.pids) - waited_before) / elapsed
@@ -340,8 +370,10 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
         "resets": tally.resets, "dropped": tally.dropped, "wrong": tally.wrong,
         "join_p95": nearest_rank(sorted(tally.join_ms), 0.95),
         "cpu": cpu, "client_cpu": tally.client_cpu_seconds / elapsed, "waited": waited,
-        "rss": rss_busy, "per_session": (rss_busy - rss_idle) / learners, "rss_after": rss_after,
-        "held": held, "processes": len(target.pids),
+        "rss": rss_busy, "per_session": (rss_busy - rss_idle) / (learners + checkers), "rss_after": rss_after,
+        "held": held, "processes": len(target.pids), "checkers": checkers,
+        "check_lines": check_report(tally.checks, checkers, tally.steps, tally.window, alone_p95) if checkers else [],
+        "check_problems": check_problems(tally.checks, checkers) if checkers else [],
     }
 
 
@@ -368,11 +400,6 @@ def print_back_to_back(app: Path) -> None:
           f"socket as Streamlit ships it ({shipped / served:.1f}x)")
 
 
-def nearest_rank(ordered: list[float], share: float) -> float:
-    """The value `share` of the ordered values are at or below (nearest rank)."""
-    return ordered[max(math.ceil(share * len(ordered)) - 1, 0)] if ordered else float("nan")
-
-
 def print_row(row: dict) -> None:
     print(f"{row['target']:>5} {row['page']:>7} {row['n']:>4} | {row['steps']:>5} {row['per_s']:>6.1f}/s | "
           f"{row['p50']:>5.0f} {row['p95']:>5.0f} {row['max']:>5.0f} ms | {row['stalled']:>4.0%} | "
@@ -381,6 +408,10 @@ def print_row(row: dict) -> None:
           f"{row['rss']:>6.0f} MB {row['per_session']:>6.2f} MB | {row['rss_after']:>6.0f} MB {row['held']:>4} | "
           f"join p95 {row['join_p95']:>5.0f} ms", flush=True)
     for problem in row["wrong"][:3]:
+        print(f"      ! {problem}")
+    for line in row["check_lines"]:
+        print(line)
+    for problem in row["check_problems"][:3]:
         print(f"      ! {problem}")
 
 
@@ -398,6 +429,9 @@ def main() -> int:
     parser.add_argument("--ttl", type=int, default=3, help="server.disconnectedSessionTTL for the bench (s)")
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--workers", type=int, default=4, help="processes the learners are spread over")
+    parser.add_argument("--checkers", type=int, default=30,
+                        help="learners beside the level's who press Check at once, at the levels of at least this "
+                             "many learners (0: none)")
     parser.add_argument("--as-shipped", action="store_true",
                         help="also the sandbox with its listening socket as Streamlit ships it (no TCP_NODELAY), "
                              "at each level and for Steps back to back: the stall views/serving.py removes")
@@ -421,7 +455,9 @@ def main() -> int:
             print(HEADER)
             for learners in levels:
                 for page, app in pages:
-                    rows.append(measure(target, page, app, learners, args))
+                    alone = next((r["p95"] for r in rows if r["target"] == target and r["page"] == "sandbox"
+                                  and r["n"] == min(levels) and not r["checkers"]), None)
+                    rows.append(measure(target, page, app, learners, args, alone))
                     print_row(rows[-1])
     print("\nratios (same run): sandbox p95 against the trivial page's p95 at that level, and against one learner")
     for target in targets:
