@@ -1,4 +1,4 @@
-"""A class at once: simulated learners pressing Step, against one Streamlit process and against K behind HAProxy.
+"""A class at once: simulated learners pressing Step and Check, against one Streamlit process and K behind HAProxy.
 
 Each learner is one Streamlit session spoken to over its websocket as a browser
 speaks to it (tests/streamlit_session.py: protobuf BackMsg up, ForwardMsg down,
@@ -23,11 +23,25 @@ expired sessions only when another session disconnects, so one visitor comes
 and goes on each process first: "held" counts that visitor. Then the ratios to
 the trivial page and to one learner, both measured in this run.
 
-The proxy target is deploy/start-class.sh itself (K processes and HAProxy on
-loopback). Exercise checks (the issue's "share pressing Check") are not
-simulated here.
+At the sandbox's levels of at least `--checkers` learners (30 by default; 0
+for none), that many more learners, sessions of their own, open the exercise
+(bench/class_check.py): each types the project's correct loop, and all press
+Check at the same moment, a quarter into the window, while the level's
+learners go on pressing Step (past the window's end if a check still runs).
+Below the level's row: checks passed / started, the queue's wait and the time
+from the press to the verdict (p50 / max), how many of those who waited were
+shown their place ("2 checks ahead of yours") and the most ahead shown; then
+the Steps pressed while the checks ran (first press to last verdict) against
+the same level's Steps pressed while none ran, and against one learner's p95
+(the first level, when it has no checkers). The row's own Step figures hold
+every Step of the window, those beside the checks included; "a session"
+counts the checkers too. Smaller levels run with no checkers, so `--levels
+1,30` gives one learner alone and 30 with 30 checks.
 
-    python bench/class_load.py [--levels 1,10,30,60,100,300] [--targets one,proxy] [--k 2]
+The proxy target is deploy/start-class.sh itself (K processes and HAProxy on
+loopback).
+
+    python bench/class_load.py [--levels 1,10,30,60,100,300] [--targets one,proxy] [--k 2] [--checkers 30]
                                [--seconds 20] [--ttl 3] [--seed 17] [--workers 4] [--as-shipped]
 """
 
@@ -38,6 +52,7 @@ import asyncio
 import functools
 import multiprocessing
 import os
+import queue
 import random
 import re
 import shutil
@@ -299,11 +314,20 @@ def run_level(url: str, page: str, learners: int, seconds: float, seed: int, wor
     context = multiprocessing.get_context("fork")
     everyone_in, results, checks_left = context.Barrier(len(shares)), context.Queue(), context.Value("i", checkers)
     processes = [context.Process(target=one_worker, args=(url, page, share, seconds, seed, everyone_in, results,
-                                                          learners, checks_left))
+                                                          learners, checks_left), daemon=True)
                  for share in shares]
     for process in processes:
         process.start()
-    tallies = [results.get(timeout=600) for _ in processes]
+    tallies = []
+    deadline = time.monotonic() + 600 + CHECK_LIMIT
+    while len(tallies) < len(processes):
+        try:
+            tallies.append(results.get(timeout=1))
+        except queue.Empty:
+            if crashed := [p.exitcode for p in processes if p.exitcode]:  # a learner's bug: say so, not hang
+                raise RuntimeError(f"a worker of the simulated learners exited with {crashed[0]}") from None
+            if time.monotonic() > deadline:
+                raise TimeoutError("the simulated learners did not finish") from None
     for process in processes:
         process.join()
     whole = Tally()
