@@ -1,4 +1,4 @@
-"""A class at once: simulated learners pressing Step, against one Streamlit process and against K behind HAProxy.
+"""A class at once: simulated learners pressing Step and Check, against one Streamlit process and K behind HAProxy.
 
 Each learner is one Streamlit session spoken to over its websocket as a browser
 speaks to it (tests/streamlit_session.py: protobuf BackMsg up, ForwardMsg down,
@@ -17,9 +17,9 @@ nears the cores left over, the figures measure the clients), how long a second
 Streamlit's event loop waited for a core ("no core": other processes had both;
 on a busy machine that, not Streamlit, is the tail), the servers' CPU a Step
 (their CPU time in the window, less what they spend idle, over the Steps in
-it: what a Step costs, which the machine's load barely moves), the longest pause of Python's garbage
-collector in the window and all its pauses' time a second (it holds the GIL, so
-every Step in flight waits for it), the servers' RSS at
+it: what a Step costs, which the machine's load barely moves), the longest
+pause of Python's garbage collector in the window and all its pauses' time a
+second (it holds the GIL, so every Step in flight waits for it), the servers' RSS at
 the end of the window and per session over the idle server's, then the RSS
 and the sessions the processes still hold once every learner has gone and the
 disconnected-session time (`--ttl`, short here) has passed. Streamlit removes
@@ -27,11 +27,25 @@ expired sessions only when another session disconnects, so one visitor comes
 and goes on each process first: "held" counts that visitor. Then the ratios to
 the trivial page and to one learner, both measured in this run.
 
-The proxy target is deploy/start-class.sh itself (K processes and HAProxy on
-loopback). Exercise checks (the issue's "share pressing Check") are not
-simulated here.
+At the sandbox's levels of at least `--checkers` learners (30 by default; 0
+for none), that many more learners, sessions of their own, open the exercise
+(bench/class_check.py): each types the project's correct loop, and all press
+Check at the same moment, a quarter into the window, while the level's
+learners go on pressing Step (past the window's end if a check still runs).
+Below the level's row: checks passed / started, the queue's wait and the time
+from the press to the verdict (p50 / max), how many of those who waited were
+shown their place ("2 checks ahead of yours") and the most ahead shown; then
+the Steps pressed while the checks ran (first press to last verdict) against
+the same level's Steps pressed while none ran, and against one learner's p95
+(the first level, when it has no checkers). The row's own Step figures hold
+every Step of the window, those beside the checks included; "a session"
+counts the checkers too. Smaller levels run with no checkers, so `--levels
+1,30` gives one learner alone and 30 with 30 checks.
 
-    python bench/class_load.py [--levels 1,10,30,60,100,300] [--targets one,proxy] [--k 2]
+The proxy target is deploy/start-class.sh itself (K processes and HAProxy on
+loopback).
+
+    python bench/class_load.py [--levels 1,10,30,60,100,300] [--targets one,proxy] [--k 2] [--checkers 30]
                                [--seconds 20] [--ttl 3] [--seed 17] [--workers 4] [--as-shipped]
 """
 
@@ -39,9 +53,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import math
+import functools
 import multiprocessing
 import os
+import queue
 import random
 import re
 import shutil
@@ -61,6 +76,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tests"), str(HERE)]
 
 from browser_support import ROOT, SandboxServer, consecutive_free_ports, free_port  # noqa: E402
+from class_check import CHECK_LIMIT, check_learner, check_problems, check_report, nearest_rank  # noqa: E402
 from page_step import RUNAWAY_TITLE, write_trivial_app  # noqa: E402
 from probed_streamlit import ask  # noqa: E402
 from streamlit_session import SessionGone, StreamlitSession, server_tcp_sockets  # noqa: E402
@@ -70,6 +86,7 @@ JOINING_AT_ONCE = 10  # learners opening the page at the same moment while a lev
 STALL_MS = 40  # Linux's delayed acknowledgement: a Step this slow waited for one
 TURN = re.compile(r"turn (\d+) of (\d+)")
 COUNT = re.compile(r"count (\d+)")
+CHECK_AT = 0.25  # the checkers press Check this far into the window: Steps before and after it run with none
 
 
 # ---------------------------------------------------------------- the servers
@@ -174,6 +191,39 @@ def sessions_held(pids: list[int], probe_dir: Path) -> int:
     return sum(ask(pid, probe_dir)[0] for pid in pids)
 
 
+class CpuSampler:
+    """The processes' CPU time, read every quarter second in a thread: what they spent between two moments."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids, self.samples, self.stopped = pids, [], threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+
+    def _sample(self) -> None:
+        while not self.stopped.wait(0.25):
+            self.samples.append((time.monotonic(), sum(process_cpu_seconds(pid) for pid in self.pids)))
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join()
+
+    def between(self, start: float, end: float) -> float:
+        inside = [cpu for at, cpu in self.samples if start <= at <= end]
+        return inside[-1] - inside[0] if len(inside) >= 2 else float("nan")
+
+
+def collector_pauses(pids: list[int], probe_dir: Path, window: tuple[float, float]) -> list[float]:
+    """Every pause of the servers' garbage collector inside the window, in ms (bench/probed_streamlit.py logs them)."""
+    pauses = []
+    for pid in pids:
+        log = probe_dir / f"{pid}.gc"
+        for line in log.read_text().splitlines() if log.exists() else []:
+            began, _generation, ms = line.split()
+            if window[0] <= float(began) < window[1]:
+                pauses.append(float(ms))
+    return pauses
+
+
 # ---------------------------------------------------------------- the learners
 
 
@@ -185,10 +235,15 @@ class Tally:
     wrong: list[str] = field(default_factory=list)
     join_ms: list[float] = field(default_factory=list)
     client_cpu_seconds: float = 0.0
+    steps: list[tuple[float, float]] = field(default_factory=list)  # every Step: (pressed at, monotonic; ms)
+    checks: list = field(default_factory=list)  # class_check.CheckSeen, one a check pressed
+    window: tuple[float, float] = (float("inf"), float("inf"))  # the measured window, in monotonic time
 
 
 async def sandbox_learner(url: str, rng: random.Random, joined: asyncio.Semaphore, start: asyncio.Event,
-                          window: list[float], tally: Tally) -> None:
+                          window: list[float], tally: Tally, checking=lambda: False) -> None:
+    """Step until the window ends, and past it while `checking()` says checks still run (so that every check's
+    time has Steps beside it)."""
     async with joined:
         began = time.perf_counter()
         session = await StreamlitSession.open(url)
@@ -199,7 +254,7 @@ async def sandbox_learner(url: str, rng: random.Random, joined: asyncio.Semaphor
         tally.wrong.append(f"after picking the script: {session.last_texts[:1]}")
     await start.wait()
     await asyncio.sleep(rng.uniform(0, 3))  # learners do not press in step with each other
-    while time.monotonic() < window[1]:
+    while time.monotonic() < window[1] or (checking() and time.monotonic() < window[1] + CHECK_LIMIT):
         button = "Reset" if turn >= turns else "Step"
         pressed_at = time.monotonic()
         outcome = await session.rerun(*session.press(button))
@@ -209,6 +264,8 @@ async def sandbox_learner(url: str, rng: random.Random, joined: asyncio.Semaphor
             tally.wrong.append(f"{button} at turn {turn} showed {outcome.texts[:1]}")
         if button == "Step" and window[0] <= pressed_at < window[1]:
             tally.step_ms.append(outcome.seconds * 1000)
+        if button == "Step" and window[0] <= pressed_at:
+            tally.steps.append((pressed_at, outcome.seconds * 1000))
         tally.resets += button == "Reset"
         turn = now
         await asyncio.sleep(rng.uniform(2, 4))
@@ -245,54 +302,71 @@ def shown_turn(texts: list[str]) -> tuple[int, int]:
 
 
 async def learners_of_one_worker(url: str, page: str, indices: list[int], seconds: float, seed: int,
-                                 everyone_in: threading.Barrier) -> Tally:
+                                 everyone_in: threading.Barrier, first_checker: int, checks_left) -> Tally:
+    """This worker's learners; those from `first_checker` on press Check, once, all at the same moment."""
     tally = Tally()
     joined, start = asyncio.Semaphore(JOINING_AT_ONCE), asyncio.Event()
-    window = [float("inf"), float("inf")]
-    learner = trivial_learner if page == "trivial" else sandbox_learner  # "shipped" is the sandbox too
+    window, press_at = [float("inf"), float("inf")], [float("inf")]
+    learner = (trivial_learner if page == "trivial"  # "shipped" is the sandbox too
+               else functools.partial(sandbox_learner, checking=lambda: checks_left.value > 0))
 
     async def one(index: int) -> None:
         try:
-            await learner(url, random.Random(seed * 100_003 + index), joined, start, window, tally)
+            if index >= first_checker:
+                await check_learner(url, joined, start, press_at, tally.join_ms, tally.checks)
+            else:
+                await learner(url, random.Random(seed * 100_003 + index), joined, start, window, tally)
         except (SessionGone, TimeoutError, OSError) as exc:
             tally.dropped += 1
-            tally.wrong.append(f"learner {index} dropped: {exc}")
+            tally.wrong.append(f"{'checker' if index >= first_checker else 'learner'} {index} dropped: {exc}")
+        finally:
+            if index >= first_checker:
+                with checks_left.get_lock():
+                    checks_left.value -= 1
 
     tasks = [asyncio.create_task(one(i)) for i in indices]
     while len(tally.join_ms) + tally.dropped < len(indices):
+        if failed := [task for task in tasks if task.done() and task.exception()]:
+            raise failed[0].exception()  # a bug in a learner, not a dropped session: say it rather than hang
         await asyncio.sleep(0.05)
     await asyncio.to_thread(everyone_in.wait)  # every worker's learners are in before anyone presses
     window[:] = [time.monotonic() + 1.0, time.monotonic() + 1.0 + seconds]  # a second for the first presses
+    press_at[0] = window[0] + CHECK_AT * seconds  # monotonic time is the machine's: every worker's the same
+    tally.window = tuple(window)
     start.set()
     await asyncio.gather(*tasks)
     return tally
 
 
-def one_worker(url: str, page: str, indices: list[int], seconds: float, seed: int, everyone_in, results) -> None:
+def one_worker(url: str, page: str, indices: list[int], seconds: float, seed: int, everyone_in, results,
+               first_checker: int, checks_left) -> None:
     cpu = time.process_time()
-    tally = asyncio.run(learners_of_one_worker(url, page, indices, seconds, seed, everyone_in))
+    tally = asyncio.run(learners_of_one_worker(url, page, indices, seconds, seed, everyone_in, first_checker,
+                                               checks_left))
     tally.client_cpu_seconds = time.process_time() - cpu
     results.put(tally)
 
 
-def run_level(url: str, page: str, learners: int, seconds: float, seed: int, workers: int,
-              pids: list[int]) -> tuple[Tally, Window]:
-    """The learners, spread over `workers` processes so that the clients are not the bottleneck; and the
-    servers' CPU over the measured window alone (joining costs more than pressing)."""
-    shares = [share for w in range(workers) if (share := list(range(w, learners, workers)))]
+def run_level(url: str, page: str, learners: int, seconds: float, seed: int, workers: int, checkers: int = 0) -> Tally:
+    """The learners and the checkers, spread over `workers` processes so that the clients are not the bottleneck."""
+    shares = [share for w in range(workers) if (share := list(range(w, learners + checkers, workers)))]
     context = multiprocessing.get_context("fork")
-    everyone_in, results = context.Barrier(len(shares) + 1), context.Queue()
-    processes = [context.Process(target=one_worker, args=(url, page, share, seconds, seed, everyone_in, results))
+    everyone_in, results, checks_left = context.Barrier(len(shares)), context.Queue(), context.Value("i", checkers)
+    processes = [context.Process(target=one_worker, args=(url, page, share, seconds, seed, everyone_in, results,
+                                                          learners, checks_left), daemon=True)
                  for share in shares]
     for process in processes:
         process.start()
-    everyone_in.wait(timeout=600)
-    window = Window(time.monotonic() + 1.0, time.monotonic() + 1.0 + seconds)  # as the workers set theirs
-    time.sleep(max(window.start - time.monotonic(), 0))
-    cpu_before = sum(process_cpu_seconds(pid) for pid in pids)
-    time.sleep(max(window.end - time.monotonic(), 0))
-    window.server_cpu_seconds = sum(process_cpu_seconds(pid) for pid in pids) - cpu_before
-    tallies = [results.get(timeout=600) for _ in processes]
+    tallies = []
+    deadline = time.monotonic() + 600 + CHECK_LIMIT
+    while len(tallies) < len(processes):
+        try:
+            tallies.append(results.get(timeout=1))
+        except queue.Empty:
+            if crashed := [p.exitcode for p in processes if p.exitcode]:  # a learner's bug: say so, not hang
+                raise RuntimeError(f"a worker of the simulated learners exited with {crashed[0]}") from None
+            if time.monotonic() > deadline:
+                raise TimeoutError("the simulated learners did not finish") from None
     for process in processes:
         process.join()
     whole = Tally()
@@ -303,28 +377,10 @@ def run_level(url: str, page: str, learners: int, seconds: float, seed: int, wor
         whole.resets += tally.resets
         whole.dropped += tally.dropped
         whole.client_cpu_seconds += tally.client_cpu_seconds
-    return whole, window
-
-
-@dataclass
-class Window:
-    """The measured window, on the clock every process shares (time.monotonic), and what the servers spent in it."""
-
-    start: float
-    end: float
-    server_cpu_seconds: float = 0.0
-
-
-def collector_pauses(pids: list[int], probe_dir: Path, window: Window) -> list[float]:
-    """Every pause of the servers' garbage collector inside the window, in ms (bench/probed_streamlit.py logs them)."""
-    pauses = []
-    for pid in pids:
-        log = probe_dir / f"{pid}.gc"
-        for line in log.read_text().splitlines() if log.exists() else []:
-            began, _generation, ms = line.split()
-            if window.start <= float(began) < window.end:
-                pauses.append(float(ms))
-    return pauses
+        whole.steps += tally.steps
+        whole.checks += tally.checks
+        whole.window = min(whole.window, tally.window)
+    return whole
 
 
 async def visit_and_leave(url: str) -> None:
@@ -335,7 +391,9 @@ async def visit_and_leave(url: str) -> None:
 # ---------------------------------------------------------------- one level, measured
 
 
-def measure(target_kind: str, page: str, app: Path, learners: int, args: argparse.Namespace) -> dict:
+def measure(target_kind: str, page: str, app: Path, learners: int, args: argparse.Namespace,
+            alone_p95: float | None = None) -> dict:
+    checkers = args.checkers if page == "sandbox" and args.checkers and learners >= args.checkers else 0
     options = ["--server.disconnectedSessionTTL", str(args.ttl)]
     with tempfile.TemporaryDirectory() as probe:
         probe_dir = Path(probe)
@@ -352,13 +410,17 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
             cpu_before = sum(process_cpu_seconds(pid) for pid in target.pids)
             waited_before = sum(runqueue_wait_seconds(pid) for pid in target.pids)
             started = time.monotonic()
-            tally, window = run_level(target.url, page, learners, args.seconds, args.seed, args.workers,
-                                      target.pids)
+            sampler = CpuSampler(target.pids)
+            try:
+                tally = run_level(target.url, page, learners, args.seconds, args.seed, args.workers, checkers)
+            finally:
+                sampler.stop()
             elapsed = time.monotonic() - started
             cpu = (sum(process_cpu_seconds(pid) for pid in target.pids) - cpu_before) / elapsed
             waited = (sum(runqueue_wait_seconds(pid) for pid in target.pids) - waited_before) / elapsed
             rss_busy = sum(process_rss_mb(pid) for pid in target.pids)
-            pauses = collector_pauses(target.pids, probe_dir, window)
+            pauses = collector_pauses(target.pids, probe_dir, tally.window)
+            window_cpu = sampler.between(*tally.window) - idle_cpu * (tally.window[1] - tally.window[0])
             time.sleep(args.ttl + 1.5)  # every learner has gone; their sessions' time runs out
             for backend in target.backends:
                 asyncio.run(visit_and_leave(backend))  # a disconnect makes Streamlit drop the expired ones
@@ -378,13 +440,14 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
         "resets": tally.resets, "dropped": tally.dropped, "wrong": tally.wrong,
         "join_p95": nearest_rank(sorted(tally.join_ms), 0.95),
         "cpu": cpu, "client_cpu": tally.client_cpu_seconds / elapsed, "waited": waited,
-        "rss": rss_busy, "per_session": (rss_busy - rss_idle) / learners, "rss_after": rss_after,
-        "held": held, "processes": len(target.pids),
+        "rss": rss_busy, "per_session": (rss_busy - rss_idle) / (learners + checkers), "rss_after": rss_after,
+        "held": held, "processes": len(target.pids), "checkers": checkers,
         # Above what the idle servers spend (Streamlit polls its config files): what the Steps themselves cost.
-        # The kernel counts CPU time in 10 ms ticks: a few Steps say nothing.
-        "cpu_a_step": max(window.server_cpu_seconds - idle_cpu * args.seconds, 0) * 1000 / len(times)
-        if len(times) >= 30 else float("nan"),
+        # The kernel counts CPU time in 10 ms ticks: a few Steps say nothing. Checks in the window count too.
+        "cpu_a_step": max(window_cpu, 0) * 1000 / len(times) if len(times) >= 30 else float("nan"),
         "gc_longest": max(pauses, default=0.0), "gc_ms_a_s": sum(pauses) / args.seconds,
+        "check_lines": check_report(tally.checks, checkers, tally.steps, tally.window, alone_p95) if checkers else [],
+        "check_problems": check_problems(tally.checks, checkers) if checkers else [],
     }
 
 
@@ -411,11 +474,6 @@ def print_back_to_back(app: Path) -> None:
           f"socket as Streamlit ships it ({shipped / served:.1f}x)")
 
 
-def nearest_rank(ordered: list[float], share: float) -> float:
-    """The value `share` of the ordered values are at or below (nearest rank)."""
-    return ordered[max(math.ceil(share * len(ordered)) - 1, 0)] if ordered else float("nan")
-
-
 def print_row(row: dict) -> None:
     print(f"{row['target']:>5} {row['page']:>7} {row['n']:>4} | {row['steps']:>5} {row['per_s']:>6.1f}/s | "
           f"{row['p50']:>5.0f} {row['p95']:>5.0f} {row['max']:>5.0f} ms | {row['stalled']:>4.0%} | "
@@ -425,6 +483,10 @@ def print_row(row: dict) -> None:
           f"{row['rss']:>6.0f} MB {row['per_session']:>6.2f} MB | {row['rss_after']:>6.0f} MB {row['held']:>4} | "
           f"join p95 {row['join_p95']:>5.0f} ms", flush=True)
     for problem in row["wrong"][:3]:
+        print(f"      ! {problem}")
+    for line in row["check_lines"]:
+        print(line)
+    for problem in row["check_problems"][:3]:
         print(f"      ! {problem}")
 
 
@@ -442,6 +504,9 @@ def main() -> int:
     parser.add_argument("--ttl", type=int, default=3, help="server.disconnectedSessionTTL for the bench (s)")
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--workers", type=int, default=4, help="processes the learners are spread over")
+    parser.add_argument("--checkers", type=int, default=30,
+                        help="learners beside the level's who press Check at once, at the levels of at least this "
+                             "many learners (0: none)")
     parser.add_argument("--as-shipped", action="store_true",
                         help="also the sandbox with its listening socket as Streamlit ships it (no TCP_NODELAY), "
                              "at each level and for Steps back to back: the stall views/serving.py removes")
@@ -465,7 +530,9 @@ def main() -> int:
             print(HEADER)
             for learners in levels:
                 for page, app in pages:
-                    rows.append(measure(target, page, app, learners, args))
+                    alone = next((r["p95"] for r in rows if r["target"] == target and r["page"] == "sandbox"
+                                  and r["n"] == min(levels) and not r["checkers"]), None)
+                    rows.append(measure(target, page, app, learners, args, alone))
                     print_row(rows[-1])
     print("\nratios (same run): sandbox p95 against the trivial page's p95 at that level, and against one learner")
     for target in targets:

@@ -47,7 +47,8 @@ class RunOutcome:
     messages: int
     received_bytes: int
     status: int
-    texts: list[str] = field(default_factory=list)  # the progress lines and markdown of the run, in order
+    texts: list[str] = field(default_factory=list)  # the progress lines, markdown and alerts of the run, in order
+    text_seconds: list[float] = field(default_factory=list)  # when each of `texts` arrived, from the request
 
 
 class SessionGone(Exception):
@@ -62,12 +63,16 @@ class StreamlitSession:
         self.session_id = ""
         self.widgets: dict[str, Widget] = {}
         self.page_script_hash = ""
+        self.page_name = ""
         self.last_texts: list[str] = []
 
     @classmethod
     async def open(cls, url: str, existing_session: str = "", run: bool = True, headers: dict[str, str] | None = None,
-                   open_timeout: float = 30) -> StreamlitSession:
-        """Connect and run the page once, as a browser tab does when it loads (`run=False`: connect only)."""
+                   open_timeout: float = 30, page: str = "") -> StreamlitSession:
+        """Connect and run the page once, as a browser tab does when it loads (`run=False`: connect only).
+
+        `page` is a multipage app's URL path (`write-your-loop` in `/write-your-loop`): the browser names the
+        page it was opened on in its first run; the server answers with that page's script hash."""
         stream = url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
         # The second entry is the XSRF token, used only for signed-in users: this client has none.
         protocols = ["streamlit", "no-token", existing_session] if existing_session else ["streamlit"]
@@ -75,6 +80,7 @@ class StreamlitSession:
                                           open_timeout=open_timeout, ping_interval=None,
                                           additional_headers=headers)
         session = cls(socket)
+        session.page_name = page
         if run:
             await session.rerun()
         return session
@@ -85,6 +91,7 @@ class StreamlitSession:
         message = BackMsg()
         client = message.rerun_script
         client.page_script_hash = self.page_script_hash
+        client.page_name = "" if self.page_script_hash else self.page_name
         client.fragment_id = fragment_id
         client.widget_states.widgets.extend(states or [])
         started = time.perf_counter()
@@ -104,12 +111,17 @@ class StreamlitSession:
         """The widget state of picking `option` (its text as shown) in the select box labelled `label`."""
         return [WidgetState(id=self.widgets[label].id, string_value=option)]
 
+    def type(self, label: str, text: str) -> list[WidgetState]:
+        """The widget state of `text` typed into the text input or text area labelled `label`."""
+        return [WidgetState(id=self.widgets[label].id, string_value=text)]
+
     async def close(self) -> None:
         await self._socket.close()
 
     async def _read_until_finished(self, started: float, timeout: float) -> RunOutcome:
         messages = received = 0
         texts: list[str] = []
+        text_seconds: list[float] = []
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -124,14 +136,17 @@ class StreamlitSession:
             if kind == "new_session":
                 self.session_id = forward.new_session.initialize.session_id
                 self.page_script_hash = forward.new_session.page_script_hash
+            elif kind == "navigation":  # st.navigation names the page it ran: the next run asks for that one
+                self.page_script_hash = forward.navigation.page_script_hash
             elif kind == "delta":
                 self._take_delta(forward.delta, texts)
+                text_seconds += [time.perf_counter() - started] * (len(texts) - len(text_seconds))
             elif kind == "script_finished":
                 status = forward.script_finished
                 if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     continue  # a newer run replaces this one: wait for that one's end
                 self.last_texts = texts
-                return RunOutcome(time.perf_counter() - started, messages, received, status, texts)
+                return RunOutcome(time.perf_counter() - started, messages, received, status, texts, text_seconds)
 
     def _take_delta(self, delta: Any, texts: list[str]) -> None:
         if delta.WhichOneof("type") != "new_element":

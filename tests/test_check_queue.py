@@ -43,6 +43,22 @@ def test_a_learner_who_cancels_leaves_the_queue_and_the_others_move_up():
     assert queue.counts() == (0, 0)
 
 
+def test_a_check_that_must_wait_is_told_its_place_at_once_not_a_poll_later():
+    queue = CheckQueue(slots=1)
+    running, waiting = queue.join("a"), queue.join("b")
+    assert queue.take_slot(running, 0)
+    seen = []
+
+    def tick(ahead: int) -> None:  # the first place shown frees the slot: the wait ends at the next look
+        seen.append(ahead)
+        running.leave()
+
+    began = time.monotonic()
+    waiting.wait(tick, poll=30)
+    assert seen == [0] and time.monotonic() - began < 10  # not after a first poll of 30 s with nothing shown
+    waiting.leave()
+
+
 def test_a_session_holds_one_place_and_is_told_so():
     queue = CheckQueue(slots=1)
     with queue.join("tab 1"):

@@ -10,6 +10,7 @@ the server's accepted websocket really has.
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import sys
 import time
@@ -17,6 +18,7 @@ import time
 import pytest
 from browser_support import ROOT, SandboxServer
 from streamlit_session import StreamlitSession, server_tcp_sockets
+from test_exercise import CORRECT_LOOP
 
 from views.serving import DISCONNECTED_SESSIONS_KEPT
 
@@ -150,3 +152,62 @@ def test_the_code_loaded_at_start_leaves_the_collectors_walk_and_sessions_are_st
 async def visit_and_leave(url: str) -> None:
     session = await StreamlitSession.open(url)
     await session.close()
+
+
+# ---- the exercise, reached by its URL path ------------------------------------------------------------------
+
+SLOW_CORRECT_LOOP = "import time\ntime.sleep(0.4)\n\n" + CORRECT_LOOP  # a check long enough to queue behind
+PLACE = re.compile(r"(\d+) checks? ahead of yours")
+ALL_PASS = re.compile(r"\*\*(\d+) of \1 scripts pass: well done\.\*\*")
+
+
+async def open_exercise_with(url: str, code: str) -> tuple[StreamlitSession, list]:
+    learner = await StreamlitSession.open(url, page="write-your-loop")
+    typed = learner.type("my_loop.py", code)
+    await learner.rerun(typed)  # the code box loses focus, as a browser's does before the click
+    return learner, typed
+
+
+def test_a_learner_opened_on_the_exercise_stays_there_and_their_check_passes(sandbox):
+    """The exercise's URL path names the page in the first run; every later run asks for that page again."""
+
+    async def learner_checks():
+        learner, typed = await open_exercise_with(sandbox.url, CORRECT_LOOP)
+        try:
+            states, _ = learner.press("Check my loop")
+            outcome = await learner.rerun(typed + states)
+            return outcome.texts
+        finally:
+            await learner.close()
+
+    texts = asyncio.run(learner_checks())
+    assert any(ALL_PASS.match(text) for text in texts), texts[:5]
+
+
+@pytest.fixture(scope="module")
+def one_slot():
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("LOOP_SANDBOX_CHECK_SLOTS", "1")
+        server = SandboxServer()  # it takes the environment as it is now
+    with server:
+        yield server
+
+
+def test_four_learners_pressing_check_at_once_are_told_their_places_and_all_pass(one_slot):
+    """One slot, four checks pressed together: the page tells the later ones their places as the queue moves."""
+
+    async def class_checks():
+        learners = [await open_exercise_with(one_slot.url, SLOW_CORRECT_LOOP) for _ in range(4)]
+        try:
+            outcomes = await asyncio.gather(*(learner.rerun(typed + learner.press("Check my loop")[0])
+                                              for learner, typed in learners))
+            return [outcome.texts for outcome in outcomes]
+        finally:
+            for learner, _ in learners:
+                await learner.close()
+
+    seen = asyncio.run(class_checks())
+    assert all(any(ALL_PASS.match(text) for text in texts) for texts in seen)
+    places = [[int(match.group(1)) for text in texts if (match := PLACE.search(text))] for texts in seen]
+    assert max(max(shown, default=0) for shown in places) == 2, places  # the last saw the two before theirs
+    assert all(shown == sorted(shown, reverse=True) for shown in places), places  # and never moved back

@@ -46,10 +46,13 @@ class Ticket:
     def wait(self, tick: Callable[[int], None] | None = None, poll: float = 0.25) -> None:
         """Wait for a slot. `tick(ahead)` is called at once and then a few times a second while waiting: a
         page shows the place, or stops the wait by raising (then the ticket leaves the queue)."""
+        # The first look does not wait: with no slot free, the place is said at once, not a poll later.
+        timeout = 0.0 if tick is not None else poll
         try:
-            while not self.queue.take_slot(self, poll):
+            while not self.queue.take_slot(self, timeout):
                 if tick is not None:
                     tick(self.ahead())
+                timeout = poll
         except BaseException:
             self.leave()
             raise
