@@ -5,10 +5,12 @@
 off as well as the machine allows; `judge` plays the FakeModel for it from out
 of its reach; `verdict` holds each run against the reference loop's and
 `mistakes` names the classic mistakes; `check_queue` lets a class's checks
-take turns on the machine's cores; `starter.py` is the file a learner
+take turns on the machine's cores, and `check_process` runs each in a process
+of its own, off the page's interpreter lock; `starter.py` is the file a learner
 begins from. Other wings use what this package names here.
 """
 
+from agent.exercise.check_process import iter_check_apart
 from agent.exercise.check_queue import CheckQueue, QueueRefused, Ticket, place_words, shared_queue
 from agent.exercise.checker import (
     ALLOW_CODE_ENV,
@@ -32,4 +34,5 @@ from agent.exercise.verdict import VERDICTS, BadRequest, RaisedError, ScriptChec
 __all__ = ["ALLOW_CODE_ENV", "LESSON_ORDER", "MISTAKES", "VERDICTS", "BadRequest", "CheckQueue", "ExerciseError",
            "Limits", "LoopCheck", "Protection", "QueueRefused", "RaisedError", "ScriptCheck", "Ticket", "check_loop",
            "code_runner_enabled", "code_runner_notice", "exercise_script_names", "format_check", "iter_check",
-           "place_words", "protection", "protection_words", "reference_run", "shared_queue", "starter_source"]
+           "iter_check_apart", "place_words", "protection", "protection_words", "reference_run", "shared_queue",
+           "starter_source"]

@@ -1,6 +1,6 @@
 """What the `Write your loop` view shows of a check: words and HTML, no widgets and no streamlit here.
 
-The page runs `agent.exercise.check_loop` and draws each script's verdict with
+The page runs `agent.exercise.iter_check_apart` and draws each script's verdict with
 these: a label for the script's row, the failure said in a sentence, the
 expected and actual output line against line, the messages the learner's loop
 sent next to the ones the reference loop sent (the refused one marked), and
@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from agent.exercise import BadRequest, LoopCheck, ScriptCheck, check_loop, iter_check
+from agent.exercise import BadRequest, LoopCheck, ScriptCheck, check_loop, iter_check_apart
 from agent.page.html_cards import escape as _e
 from agent.page.html_cards import message_html, source_html
 from agent.page.safe_text import md_escape
@@ -120,9 +120,10 @@ def check_source(source: str) -> LoopCheck:
 
 def stream_check(source: str, tick: Callable[[], None] | None = None) -> Iterator[ScriptCheck | str]:
     """`iter_check` on every exercise script, each verdict as it comes; a problem (the file's, or a built-in
-    script that cannot be used) comes as one string. Closing the iterator ends the learner's process."""
+    script that cannot be used) comes as one string. Closing the iterator ends the learner's process. It runs
+    in a process of its own (`agent.exercise.check_process`): judging takes no time from the page's Steps."""
     try:
-        yield from iter_check(source, tick=tick)
+        yield from iter_check_apart(source, tick=tick)
     except (ValueError, ScriptError) as exc:
         yield f"the built-in scripts could not be used: {exc}"
 
