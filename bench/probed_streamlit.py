@@ -8,7 +8,7 @@ nothing says (its metrics count connected sessions only). When the file
 alive (weakly remembered as each is made, so one frozen by the process is
 counted too; after a full collection, so cyclic garbage is not held) and
 writes the count to `<pid>.answer`, with the number of objects frozen out of
-the collector's passes (views/serving.py freezes the code loaded at start).
+the collector's passes and its young threshold (views/serving.py sets both).
 And every pause of Python's cyclic garbage collector (it holds the GIL, so
 every Step in flight waits) is written to `<pid>.gc` as
 `<monotonic seconds> <generation> <milliseconds>`. Nothing else
@@ -49,12 +49,13 @@ def answer_questions(folder: Path, alive: weakref.WeakSet) -> None:
             continue
         gc.collect()  # cyclic garbage is not held
         ask.unlink()
-        answer.with_suffix(".part").write_text(f"{len(alive)} {gc.get_freeze_count()}")
+        answer.with_suffix(".part").write_text(f"{len(alive)} {gc.get_freeze_count()} {gc.get_threshold()[0]}")
         answer.with_suffix(".part").rename(answer)  # whole, or not there yet
 
 
-def ask(pid: int, folder: Path, timeout: float = 60) -> tuple[int, int]:
-    """From outside: the sessions process `pid` holds, and the objects it has frozen."""
+def ask(pid: int, folder: Path, timeout: float = 60) -> tuple[int, int, int]:
+    """From outside: the sessions process `pid` holds, the objects it has frozen, and its garbage collector's
+    young threshold."""
     answer = folder / f"{pid}.answer"
     (folder / f"{pid}.ask").touch()
     deadline = time.monotonic() + timeout
@@ -62,9 +63,9 @@ def ask(pid: int, folder: Path, timeout: float = 60) -> tuple[int, int]:
         if time.monotonic() > deadline:
             raise TimeoutError(f"process {pid} did not answer within {timeout}s")
         time.sleep(0.1)
-    held, frozen = map(int, answer.read_text().split())
+    held, frozen, threshold = map(int, answer.read_text().split())
     answer.unlink()
-    return held, frozen
+    return held, frozen, threshold
 
 
 def log_collections(log: Path) -> None:

@@ -20,7 +20,7 @@ from browser_support import ROOT, SandboxServer
 from streamlit_session import StreamlitSession, server_tcp_sockets
 from test_exercise import CORRECT_LOOP
 
-from views.serving import DISCONNECTED_SESSIONS_KEPT
+from views.serving import COLLECT_AFTER, DISCONNECTED_SESSIONS_KEPT
 
 sys.path.insert(0, str(ROOT / "bench"))
 from probed_streamlit import ask  # noqa: E402  (the load benchmark's probe of a server's sessions)
@@ -122,8 +122,8 @@ def test_a_learner_dropped_with_a_class_of_others_gets_their_run_back(sandbox):
 
 
 def test_the_code_loaded_at_start_leaves_the_collectors_walk_and_sessions_are_still_freed(tmp_path):
-    """views/serving.py freezes what the process loaded (after the SDK's background import); the sessions of
-    a class that come and go afterwards are still collected once their time is up."""
+    """views/serving.py freezes what the process loaded (after the SDK's background import) and collects less
+    often; the sessions of a class that come and go afterwards are still collected once their time is up."""
     probe = [str(ROOT / "bench" / "probed_streamlit.py")]
 
     async def class_comes_and_goes(url: str) -> None:
@@ -140,12 +140,13 @@ def test_the_code_loaded_at_start_leaves_the_collectors_walk_and_sessions_are_st
         while (frozen := ask(server.process.pid, tmp_path)[1]) == 0 and time.monotonic() < deadline:
             time.sleep(0.5)
         assert frozen > 100_000, f"{frozen} objects frozen: the SDK, Streamlit and pydantic alone are more"
+        assert ask(server.process.pid, tmp_path)[2] == COLLECT_AFTER[0]
         asyncio.run(class_comes_and_goes(server.url))
         assert ask(server.process.pid, tmp_path)[0] >= 5  # disconnected, kept for their time-out
         time.sleep(2)
         asyncio.run(visit_and_leave(server.url))  # Streamlit drops expired sessions when another disconnects
         time.sleep(0.5)
-        held, _ = ask(server.process.pid, tmp_path)
+        held = ask(server.process.pid, tmp_path)[0]
         assert held <= 2, f"{held} sessions still held after their time-out (the first visitor's may be frozen)"
 
 

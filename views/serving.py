@@ -21,12 +21,18 @@ process because the page is all a deployment is sure to run (a bare
   `server.disconnectedSessionTTL` has passed. The limit is raised to
   DISCONNECTED_SESSIONS_KEPT; the time stays the config option's.
 
-And one thing for the tail of a large class: Python's full garbage collection
-walks every object the process holds, with the GIL held, so every Step in
-flight waits for it. Most of what it walks is the code loaded at start
-(Streamlit, the SDK, pydantic, the page), which lives as long as the process;
-`freeze_loaded_code` moves it where the collector never looks
-(bench/class_load.py's GC column shows the pauses).
+And two things for the tail of a large class, both about Python's garbage
+collector, which holds the GIL while it runs, so every Step in flight waits:
+- A full collection walks every object the process holds. Most of them are the
+  code loaded at start (Streamlit, the SDK, pydantic, the page), which lives as
+  long as the process; `freeze_loaded_code` moves it where the collector never
+  looks.
+- Each rerun leaves about a hundred objects of cyclic garbage, all Streamlit's
+  (its ScriptRunner, thread and thread pool). At Python's default threshold
+  (700) a young collection came every few Steps, caught Steps in flight and
+  promoted their objects, so at 300 learners a full collection, walking every
+  session, came every 3 s. COLLECT_AFTER objects instead: a fraction of the
+  collector's time and far shorter pauses (bench/class_load.py's GC columns).
 
 tests/test_class_hosting.py runs a real `streamlit run` and fails if either
 stops holding (say, Streamlit moves its socket or its session storage).
@@ -41,6 +47,7 @@ import socket
 import stat
 import threading
 
+COLLECT_AFTER = (5_000, 20, 20)  # gc.set_threshold: new objects before a young collection, then Python's ratios
 DISCONNECTED_SESSIONS_KEPT = 2_000  # a few classes' worth; a session in the store is about 0.2 MB
 SESSION_STORE_PATH = ("_session_mgr", "_session_storage", "_cache", "_maxsize")  # Streamlit 1.67's insides
 
@@ -78,8 +85,8 @@ def send_without_delay() -> int:
 
 def freeze_loaded_code(loading: threading.Thread | None) -> threading.Thread | None:
     """Once a process, in the background: when `loading` (the SDK's import) is done, collect, then freeze what
-    the process holds, so that later full collections walk only what sessions made. The thread, or None if
-    this process has already frozen.
+    the process holds, so that later full collections walk only what sessions made, and collect less often
+    (COLLECT_AFTER). The thread, or None if this process has already frozen.
 
     What the first sessions made before the freeze is frozen with the code: it is still freed when its last
     reference goes, only not if it becomes cyclic garbage. A few sessions' worth, once a process.
@@ -95,6 +102,7 @@ def freeze_loaded_code(loading: threading.Thread | None) -> threading.Thread | N
             return
         gc.collect()
         gc.freeze()
+        gc.set_threshold(*COLLECT_AFTER)
 
     thread = threading.Thread(target=freeze, daemon=True, name="freeze-loaded-code")
     thread.start()
