@@ -1,7 +1,7 @@
 """A check run in a process of its own (agent/exercise/check_process.py): the same verdicts, nothing left behind.
 
 Every process here is found through /proc as a descendant of this test's own
-process, so checks other tests run at the same time are never counted.
+process (tests/process_support.py), so checks run elsewhere are never counted.
 """
 
 from __future__ import annotations
@@ -12,41 +12,15 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
+from process_support import descendants_of, running
 from test_exercise import CORRECT_LOOP, LIMIT_MESSAGE, with_bug
 
 from agent.exercise import ExerciseError, iter_check, iter_check_apart
 from agent.exercise.check_process import _environment
 
 FOREVER = "def run_agent(task, model, max_turns=10):\n    while True:\n        pass\n"
-
-
-def children_of(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue  # gone meanwhile
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
-def descendants_of(pid: int) -> list[int]:
-    found, frontier = [], [pid]
-    while frontier:
-        frontier = [child for parent in frontier for child in children_of(parent)]
-        found += frontier
-    return found
-
-
-def alive(pids: list[int]) -> list[int]:
-    return [pid for pid in pids if Path(f"/proc/{pid}").exists()
-            and "Z" not in (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[:1] or ["Z"])]
 
 
 def test_the_verdicts_are_those_of_the_check_in_process():
@@ -78,9 +52,9 @@ def test_a_check_stopped_midway_ends_its_process_and_the_learners():
         list(iter_check_apart(FOREVER, tick=tick))
     assert len(set(seen)) >= 2, "the check's process and the learner's were never seen"
     deadline = time.monotonic() + 10
-    while alive(list(set(seen))) and time.monotonic() < deadline:
+    while running(list(set(seen))) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert alive(list(set(seen))) == []
+    assert running(list(set(seen))) == []
 
 
 def test_the_checks_process_ends_when_the_pages_process_dies(tmp_path):
@@ -101,9 +75,9 @@ def test_the_checks_process_ends_when_the_pages_process_dies(tmp_path):
         standing_in.send_signal(signal.SIGKILL)
         standing_in.wait()
     deadline = time.monotonic() + 3  # sooner than the learner's own time limit (5 s) would end it
-    while alive(below) and time.monotonic() < deadline:
+    while running(below) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert alive(below) == []
+    assert running(below) == []
 
 
 def test_the_checks_process_gets_no_key_of_the_pages(monkeypatch):

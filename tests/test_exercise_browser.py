@@ -7,9 +7,9 @@ run`, Chromium through Playwright); skipped as they are when there is no browser
 import time
 
 from browser_support import open_page, wait_for_idle
+from process_support import descendants_of, running
 from test_browser import chromium, no_exception_box, sandbox, shot  # noqa: F401  pytest fixtures and helpers
 from test_exercise import CORRECT_LOOP, with_bug
-from test_exercise_judge import learner_processes
 
 HANGS_AFTER_THE_FIRST = with_bug(("    messages = [", '    while "2 + 3" not in task:\n        pass\n    messages = [')
 )
@@ -64,10 +64,10 @@ def test_verdicts_arrive_script_by_script_and_cancel_stops_the_check(chromium, s
         expect(page.get_by_text("Check cancelled after 1 script.")).to_be_visible(timeout=10_000)
         wait_for_idle(page)
         expect(page.get_by_test_id("stExpander")).to_have_count(1)
-        deadline = time.monotonic() + 5
-        while learner_processes() and time.monotonic() < deadline:
+        deadline = time.monotonic() + 5  # the check's process and the learner's, below the page's process
+        while running(descendants_of(sandbox.process.pid)) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert learner_processes() == []
+        assert running(descendants_of(sandbox.process.pid)) == []
         no_exception_box(page)
 
         editor.fill(CORRECT_LOOP)
