@@ -6,7 +6,9 @@ LOOP_SANDBOX_CHECK_SLOTS says) and runs a full check, sandboxed as this machine 
 process steps a FakeModel run over and over, the engine's part of a page Step (`agent.loop.step` on a
 40-turn script), timed one Step at a time. Printed: the checks' waits in the queue and their total time, and
 the Step's p50 / p95 / max while checks run, as ratios to the same Steps with no check running. The whole is
-run twice: with the learner's process at a lower CPU priority (`nice`, the default) and without.
+run three times: as the page does it (each check judged in a process of its own, `iter_check_apart`, at a
+lower CPU priority, `nice`), with the judging in this process as it was before (`check_loop`: its Python
+shares this process's interpreter lock with the Steps), and at the page's own priority.
 
     python bench/check_queue.py [--learners 30] [--slots N]
 """
@@ -20,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-from agent.exercise import CheckQueue, Limits, check_loop, protection
+from agent.exercise import CheckQueue, Limits, LoopCheck, check_loop, iter_check_apart, protection
 from agent.loop import RunState, step
 from agent.models.fake import FakeModel
 from agent.scripts import load_script
@@ -46,7 +48,15 @@ def quantiles(values: list[float]) -> tuple[float, float, float]:
     return (statistics.median(ordered), ordered[max(0, round(0.95 * len(ordered)) - 1)], ordered[-1])
 
 
-def class_presses_check(learners: int, slots: int | None, nice: int) -> dict[str, object]:
+def check_apart(source: str, limits: Limits) -> LoopCheck:
+    """The page's way: the verdicts from a process of its own."""
+    verdicts = list(iter_check_apart(source, limits=limits))
+    if verdicts and isinstance(verdicts[-1], str):
+        return LoopCheck(problem=verdicts[-1])
+    return LoopCheck(scripts=verdicts)
+
+
+def class_presses_check(learners: int, slots: int | None, nice: int, apart: bool) -> dict[str, object]:
     queue, limits = CheckQueue(slots), Limits(nice=nice)
     waits, totals, passed, lock = [], [], [], threading.Lock()
     go = threading.Event()
@@ -57,7 +67,7 @@ def class_presses_check(learners: int, slots: int | None, nice: int) -> dict[str
         with queue.join(f"learner {n}") as ticket:
             ticket.wait(poll=0.05)
             started = time.perf_counter()
-            check = check_loop(CORRECT_LOOP, limits=limits)
+            check = check_apart(CORRECT_LOOP, limits) if apart else check_loop(CORRECT_LOOP, limits=limits)
         with lock:
             waits.append(started - pressed)
             totals.append(time.perf_counter() - pressed)
@@ -96,14 +106,15 @@ def main() -> int:
     q50, q95, qmax = quantiles(quiet)
     print(f"a Step with no check running: p50 {q50 * 1000:.2f} ms, p95 {q95 * 1000:.2f} ms, max {qmax * 1000:.2f} ms "
           f"({len(quiet)} Steps)")
-    print(f"{'learner process':<22} {'slots':>5} {'passed':>7} {'wait p50/p95/max s':>20} {'last done s':>11} "
-          f"{'Step p50/p95/max ms':>22} {'p95 vs quiet':>12}")
-    for nice in (Limits().nice, 0):
-        seen = class_presses_check(args.learners, args.slots, nice)
+    print(f"{'judged':<14} {'learner process':<22} {'slots':>5} {'passed':>7} {'wait p50/p95/max s':>20} "
+          f"{'last done s':>11} {'Step p50/p95/max ms':>22} {'p95 vs quiet':>12}")
+    for apart, nice in ((True, Limits().nice), (False, Limits().nice), (True, 0)):
+        seen = class_presses_check(args.learners, args.slots, nice, apart)
         w50, w95, wmax = quantiles(seen["waits"])
         s50, s95, smax = quantiles(seen["steps"])
         label = f"nice {nice}" + (" (default)" if nice == Limits().nice else "")
-        print(f"{label:<22} {seen['slots']:>5} {sum(seen['passed']):>3}/{len(seen['passed']):<3} "
+        where = "apart (page)" if apart else "in process"
+        print(f"{where:<14} {label:<22} {seen['slots']:>5} {sum(seen['passed']):>3}/{len(seen['passed']):<3} "
               f"{f'{w50:.1f} / {w95:.1f} / {wmax:.1f}':>20} {max(seen['totals']):>11.1f} "
               f"{f'{s50 * 1000:.2f} / {s95 * 1000:.2f} / {smax * 1000:.1f}':>22} {s95 / q95:>11.2f}x")
     return 0
