@@ -174,6 +174,7 @@ def test_haproxy_configuration_has_affinity_websockets_and_health_checks():
     assert any(line.startswith("timeout tunnel") for line in lines)  # an open websocket is not cut at 60 s
     assert f"cookie {COOKIE} insert indirect nocache httponly" in lines
     assert "option redispatch" in lines
+    assert "retry-on conn-failure empty-response response-timeout" in lines  # a dying process: no 502
     assert "http-check send meth GET uri /_stcore/health" in lines
     assert any(line.startswith("default-server check") for line in lines)
     assert lines[-1] == "" or not any(line.startswith(("frontend", "listen")) for line in
