@@ -2,8 +2,18 @@
 requests a loop sent, its output beside the reference run's. Fast, so mutation testing can run them for every
 change to agent/exercise/mistakes.py (tests/test_exercise_naming.py names the labelled loops end to end)."""
 
+from dataclasses import replace
+
+from agent.api.requests import check_messages
 from agent.exercise.judge import Observation
-from agent.exercise.mistakes import bad_request_mistake, decision_line, history_mistake, offending_index, output_mistake
+from agent.exercise.mistakes import (
+    bad_request_mistake,
+    decision_line,
+    history_mistake,
+    offending_index,
+    output_mistake,
+    own_turn_limit,
+)
 from agent.loop import RunState, console_lines, run_to_end
 from agent.models.fake import FakeModel
 from agent.scripts import load_script
@@ -166,3 +176,129 @@ def test_a_wrong_tool_line_with_the_right_turn_is_a_tool_line_even_on_a_later_sc
                        returned={"type": "str", "text": state.result}, printed="\n".join(actual[:1]) + "\n")
     assert output_mistake(state, seen, expected, actual, 0) == "tool_lines"
     assert output_mistake(state, seen, expected, actual, 1) is None  # at the result line: not a tool line
+
+
+def reference_run(name: str) -> tuple[RunState, list[str]]:
+    """A script's reference run, with its turn limit, and the lines it prints."""
+    script = load_script(name)
+    state = RunState(script.task, tool_names=list(script.tools), max_turns=script.max_turns)
+    run_to_end(state, FakeModel(script))
+    return state, console_lines(state)
+
+
+def test_a_loop_that_ran_every_call_but_gave_up_a_turn_before_the_limit_is_named_stopped_early():
+    state, expected = reference_run("short_leash")  # three tool_use replies, then the limit
+    sent = [[{"role": "user", "content": state.task}]] * 2
+    seen = Observation(script="short_leash", requests=sent, stop_reasons=["tool_use", "tool_use"],
+                       tool_calls=["tool_use", "tool_use"], tool_call_replies=[1, 2],
+                       returned={"type": "str", "text": "stopped: turn limit"})
+    actual = [*expected[:2], "result: stopped: turn limit", "messages sent each turn: 1, 3"]
+    assert output_mistake(state, seen, expected, actual, 2) == "stopped_early"
+    # Had it run none of the last reply's calls it returned that reply as it came: it never went round.
+    assert output_mistake(state, replace(seen, tool_call_replies=[1]),
+                          expected, actual, 2) == "did_not_go_round"
+
+
+def test_a_loop_that_stops_short_of_an_answer_is_not_said_to_have_stopped_at_a_limit():
+    state, expected = reference_run("three_tool_chain")  # three calls, then the answer: no turn limit reached
+    seen = Observation(script="three_tool_chain", requests=[[{"role": "user", "content": state.task}]] * 2,
+                       stop_reasons=["tool_use", "tool_use"], tool_calls=["tool_use", "tool_use"],
+                       tool_call_replies=[1, 2], returned={"type": "str", "text": "stopped: after 2 turns"})
+    actual = [*expected[:2], "result: stopped: after 2 turns", "messages sent each turn: 1, 3"]
+    assert output_mistake(state, seen, expected, actual, 2) is None
+
+
+def test_a_loop_that_returns_after_the_first_tool_call_never_went_round():
+    state, expected = reference_run("add_then_answer")
+    seen = Observation(script="add_then_answer", requests=[[TASK]], stop_reasons=["tool_use"],
+                       tool_calls=["tool_use"], tool_call_replies=[1], returned={"type": "str", "text": "5"})
+    assert output_mistake(state, seen, expected, [expected[0], "result: 5", "messages sent each turn: 1"],
+                          1) == "did_not_go_round"
+
+
+def test_a_cut_off_reply_returned_as_the_answer_is_not_a_wrong_stop_message():
+    state, expected = reference_run("cut_off_reply")  # one max_tokens reply: "Let me read the file."
+    seen = Observation(script="cut_off_reply", requests=[[{"role": "user", "content": state.task}]],
+                       stop_reasons=["max_tokens"], returned={"type": "str", "text": "Let me read the file."})
+    actual = ["result: Let me read the file.", expected[1]]
+    assert output_mistake(state, seen, expected, actual, 0) is None  # it branched on the content, not the stop
+    worded = {"type": "str", "text": "Stopped: the reply was cut off"}
+    assert output_mistake(state, replace(seen, returned=worded), expected,
+                          ["result: Stopped: the reply was cut off", expected[1]], 0) == "wrong_stop_message"
+
+
+def test_a_turn_limit_held_in_a_parameters_default_is_the_loops_own():
+    own = ("def run_agent(task, model, max_turns, verbose=False, limit=10):\n"
+           "    for turn in range(limit):\n        model.create([])\n")
+    assert own_turn_limit(own)
+    # A default of 1 or a flag is no limit: the loop below has none of its own (nor reads max_turns).
+    assert not own_turn_limit(own.replace("limit=10", "limit=1"))
+    assert not own_turn_limit("def run_agent(task, model, max_turns=10, limit=3):\n"
+                              "    for turn in range(max_turns):\n        model.create([])\n")
+
+
+def test_a_loop_with_no_limit_at_all_is_not_said_to_keep_one_of_its_own():
+    endless = ("def run_agent(task, model, max_turns):\n    messages = [task]\n    while True:\n"
+               "        reply = model.create(messages)\n        if reply['stop_reason'] == 'end_turn':\n"
+               "            return 'done'\n")
+    assert not own_turn_limit(endless)  # its only comparison is with a stop reason, not a number of turns
+    assert own_turn_limit(endless.replace("while True:", "for turn in range(10):"))
+
+
+def test_a_request_with_nothing_of_the_learners_run_before_it_points_at_no_line():
+    assert decision_line("while True:\n    pass\n", []) is None
+    assert decision_line("x = 1\nwhile x:\n    x = 0\n", [1, 2, 3]) == 2
+
+
+def test_the_task_sent_back_as_the_assistants_is_named_dropped_task():
+    moved = [{"role": "assistant", "content": TASK["content"]}, CALL]
+    seen = Observation(script="add_then_answer", requests=[[TASK], moved], stop_reasons=["tool_use"],
+                       tool_call_replies=[1])
+    assert history_mistake(seen, TASK["content"], replies=[CALL]) == ("dropped_task", 0, 2)
+
+
+def test_a_results_list_sent_again_after_it_grew_is_named_sent_message_changed():
+    # results = [] made once before the loop, appended each turn; the second reply was never appended.
+    first, both = [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}], []
+    both += [*first, {"type": "tool_result", "tool_use_id": "toolu_02", "content": "6"}]
+    grown = {"role": "user", "content": both}
+    seen = Observation(script="add_then_answer", requests=[
+        [TASK], [TASK, CALL, {"role": "user", "content": first}], [TASK, CALL, grown, grown]],
+        stop_reasons=["tool_use", "tool_use"], tool_call_replies=[1, 2])
+    assert history_mistake(seen, TASK["content"], replies=[CALL]) == ("sent_message_changed", 2, 3)
+
+
+def test_a_result_for_an_id_no_longer_in_the_latest_reply_is_named_only_in_the_message_just_added():
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_09", "content": "5"}]}
+    messages = [TASK, CALL, result]
+    reason = check_messages(messages)[0]
+    assert "unexpected `tool_use_id`" in reason
+    assert bad_request_mistake(reason, messages, 2, ["tool_use"], 2) == ("wrong_tool_use_id", 2)
+    # The same refusal for an earlier message: it changed after it was sent, no wrong id of this turn's.
+    later = [*messages, {"role": "assistant", "content": [{"type": "text", "text": "5"}]},
+             {"role": "user", "content": "thanks"}]
+    assert bad_request_mistake(reason, later, 2, ["tool_use", "end_turn"], 2) == (None, 2)
+
+
+def test_results_behind_other_words_are_named_results_not_first():
+    after = {"role": "user", "content": [{"type": "text", "text": "Here:"},
+                                         {"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}
+    reason = check_messages([TASK, CALL, after])[0]
+    assert bad_request_mistake(reason, [TASK, CALL, after], 2, ["tool_use"], 2) == ("results_not_first", 2)
+
+
+def test_results_after_results_are_reply_not_appended_only_with_no_reply_after_them():
+    results = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}
+    words = {"role": "user", "content": "go on"}
+    reason = next(r for r in check_messages([TASK, results]) if "roles must alternate" in r)
+    assert bad_request_mistake(reason, [TASK, results], 1, [], 1) == ("reply_not_appended", 1)
+    assert bad_request_mistake(reason, [TASK, results, CALL, words], 1, [], 1) == (None, 1)
+
+
+def test_a_tool_input_made_a_string_is_named_tool_input_changed():
+    as_string = {"role": "assistant", "content": [dict(CALL["content"][0], input='{"a": 2, "b": 3}')]}
+    reason = check_messages([TASK, as_string])[0]
+    assert reason.startswith("messages.1.content.0.tool_use.input: ")
+    assert bad_request_mistake(reason, [TASK, as_string], 1, [], 1) == ("tool_input_changed", 1)
+    as_list = {"role": "assistant", "content": [dict(CALL["content"][0], input=[2, 3])]}
+    assert bad_request_mistake(check_messages([TASK, as_list])[0], [TASK, as_list], 1, [], 1) == (None, 1)
