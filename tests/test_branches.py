@@ -459,3 +459,12 @@ def test_a_fork_of_a_run_over_threads_goes_on_over_threads_and_says_when_it_fall
     after = step(branch.state, model)
     assert after.thread["type"] == "continue" and after.thread_lost is None and after.messages_sent == 1
     assert console_lines(branch.state)[-1] == "messages sent each turn: 1, 3, 1"
+
+
+def test_a_fork_of_a_run_on_a_short_leash_stops_at_the_same_turn_limit():
+    tree, _ = played_run("short_leash")  # max_turns 3, not the usual 40
+    branch = tree.fork(1)
+    model = FakeModel(load_script("short_leash"), calls=branch.script_replies_used(1))
+    run_to_end(branch.state, model)
+    assert branch.state.result == "stopped: no answer after 3 turns" == tree.branches[MAIN].state.result
+    assert len(model.requests) == 2  # turns 2 and 3, then the limit
