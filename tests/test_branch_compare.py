@@ -207,13 +207,6 @@ def test_an_answer_that_also_calls_a_tool_is_told_apart_from_one_that_does_not()
         "messages[3]: the reply in main calls no tool where the one in branch 1 does"]
 
 
-def test_a_text_block_without_its_text_reads_as_no_text():
-    tree, _ = forked("add_then_answer", 2)
-    tree.edit_reply("end_turn", [{"type": "text"}])
-    assert compare(tree, MAIN, "branch 1").differences[0] == \
-        "messages[3]: the reply's text changed: “2 + 3 is 5.” in main, “” in branch 1"
-
-
 def test_one_result_fewer_read_from_the_branch_with_one():
     tree, _ = forked("two_calls_one_reply", 1)
     reply = tree.branch.state.messages[1]["content"]

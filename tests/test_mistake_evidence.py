@@ -9,6 +9,7 @@ from agent.exercise.judge import Observation
 from agent.exercise.mistakes import (
     bad_request_mistake,
     decision_line,
+    exception_mistake,
     history_mistake,
     offending_index,
     output_mistake,
@@ -302,3 +303,35 @@ def test_a_tool_input_made_a_string_is_named_tool_input_changed():
     assert bad_request_mistake(reason, [TASK, as_string], 1, [], 1) == ("tool_input_changed", 1)
     as_list = {"role": "assistant", "content": [dict(CALL["content"][0], input=[2, 3])]}
     assert bad_request_mistake(check_messages([TASK, as_list])[0], [TASK, as_list], 1, [], 1) == (None, 1)
+
+
+def test_a_tools_output_sent_as_a_plain_message_is_named_results_as_text():
+    messages = [TASK, CALL, {"role": "user", "content": "5"}]
+    reason = check_messages(messages)[0]
+    assert "without `tool_result` blocks immediately after" in reason
+    assert bad_request_mistake(reason, messages, 1, ["tool_use"], 2) == ("results_as_text", 2)
+
+
+def test_a_result_holding_a_block_of_another_kind_is_not_a_wrapped_result():
+    call = {"type": "tool_use", "id": "toolu_02", "name": "add", "input": {"a": 1, "b": 1}}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": [call]}]}
+    reason = check_messages([TASK, CALL, result])[0]
+    assert reason.startswith("messages.2.content.0.tool_result.content.0")
+    assert bad_request_mistake(reason, [TASK, CALL, result], 2, ["tool_use"], 2) == (None, 2)
+
+
+def test_reading_the_sdks_attributes_from_a_dict_is_named_reply_is_a_dict_and_other_attribute_errors_are_not():
+    seen = Observation(script="add_then_answer", stop_reasons=["tool_use"])
+    dict_reply = {"type": "AttributeError", "message": "'dict' object has no attribute 'content'"}
+    assert exception_mistake(dict_reply, seen) == "reply_is_a_dict"
+    other = {"type": "AttributeError", "message": "'NoneType' object has no attribute 'append'"}
+    assert exception_mistake(other, seen) is None
+
+
+def test_the_limit_reached_with_other_words_is_named_wrong_limit_message():
+    state, expected = reference_run("short_leash")
+    seen = Observation(script="short_leash", requests=[[{"role": "user", "content": state.task}]] * 3,
+                       stop_reasons=["tool_use"] * 3, tool_calls=["tool_use"] * 3, tool_call_replies=[1, 2, 3],
+                       returned={"type": "str", "text": "stopped: too many turns"})
+    actual = [*expected[:3], "result: stopped: too many turns", expected[4]]
+    assert output_mistake(state, seen, expected, actual, 3) == "wrong_limit_message"
