@@ -92,6 +92,7 @@ def test_replies_have_the_api_shape_ids_usage_and_stop_reasons():
     ("Shout good morning everyone", 2, ("upper", {})),  # 8 characters: {"text":  (the field not yet begun)
     ("What is 10 + 5?", 2, ("add", {"a": 10})),  # 8 characters: {"a": 10  (a whole field, just)
     ("What is 10 + 5?", 1, ("add", {})),  # 4 characters: {"a"
+    ("What is 10 + 20?", 4, ("add", {"a": 10})),  # 16 characters: {"a": 10, "b": 2  (the number cut: left out)
 ])
 def test_max_tokens_cuts_a_tool_call_off_inside_it_as_the_api_does(task, max_tokens, cut):
     state = ran(task, max_tokens=max_tokens)
@@ -286,6 +287,7 @@ def test_numbers_with_neither_a_sign_nor_a_verb_between_them_are_not_added():
 
 @pytest.mark.parametrize("task, result", [
     ("Hello! What is 2 + 3?", "2 + 3 is 5."),  # a greeting beside a task is not a part it declines
+    ("Thank you, thanks. What is 2 + 3?", "2 + 3 is 5."),  # with a comma in it too
     ("What is in the file?", "notes.txt says:\n" + NOTES["notes.txt"]),
 ])
 def test_a_greeting_is_let_be_and_the_file_is_a_file_too(task, result):
@@ -517,3 +519,27 @@ def test_any_typed_task_ends_in_an_answer_never_a_crash(pieces):
 def test_a_full_stop_inside_an_address_does_not_end_the_request():
     state = RunState("Shout [x](http://example.com) and www.foo.org, mail a@b.com", tool_names=["upper"])
     assert run_to_end(state, ToyModel()) == "[X](HTTP://EXAMPLE.COM) AND WWW.FOO.ORG, MAIL A@B.COM"
+
+
+def test_parallel_chains_say_once_what_they_will_work_out():
+    state = ran("What is 1 + 2 + 3 and 4 + 5 + 6?")
+    said = [[b["text"] for b in r.reply["content"] if b["type"] == "text"] for r in state.records]
+    assert said == [["I will work out each sum."], [], ["1 + 2 + 3 is 6; 4 + 5 + 6 is 15."]]
+
+
+def test_a_count_of_the_words_in_nothing_named_asks_for_the_text():
+    for task in ("How many words are in", "Count the words of"):
+        assert ran(task).result.startswith("I cannot tell which text to count: put it in quotes")
+
+
+@pytest.mark.parametrize("mode", ["lesson", "real-api"])
+def test_with_thinking_on_a_tool_loop_that_drops_the_thinking_is_refused(mode):
+    sent = [{"role": "user", "content": "What is 2 + 3?"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "add",
+                                               "input": {"a": 2, "b": 3}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}]
+    with pytest.raises(RequestRejected, match=r"^messages\.1\.content\.0\.type: Expected `thinking` or "
+                                              r"`redacted_thinking`, but found `tool_use`"):
+        ToyModel(mode).create(sent, tools=tool_schemas(["add"]), max_tokens=2048,
+                              thinking={"type": "enabled", "budget_tokens": 1024})
+    assert ToyModel(mode).create(sent, tools=tool_schemas(["add"]))["content"][0]["text"] == "2 + 3 is 5."
