@@ -335,3 +335,31 @@ def test_the_limit_reached_with_other_words_is_named_wrong_limit_message():
                        returned={"type": "str", "text": "stopped: too many turns"})
     actual = [*expected[:3], "result: stopped: too many turns", expected[4]]
     assert output_mistake(state, seen, expected, actual, 3) == "wrong_limit_message"
+
+
+def test_a_final_thinking_block_is_marked_on_the_reply_that_ends_in_it_not_the_first_reply():
+    ends_in_thinking = {"role": "assistant", "content": [{"type": "text", "text": "5"},
+                                                         {"type": "thinking", "thinking": "hm", "signature": "s"}]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}
+    reason = "The final block in an assistant message cannot be `thinking`."
+    assert offending_index(reason, [TASK, CALL, result, ends_in_thinking]) == 3
+
+
+def test_a_limit_of_its_own_in_a_comparison_is_the_loops_own_and_a_file_that_does_not_parse_has_none():
+    own = ("def run_agent(task, model, max_turns):\n    turn = 0\n    while turn < 10:\n        turn += 1\n"
+           "        model.create([])\n")
+    assert own_turn_limit(own)
+    assert not own_turn_limit("def run_agent(task, model, max_turns):\n    while turn < 10\n")
+
+
+def test_an_answer_with_the_replys_thinking_put_in_is_named_thinking_in_answer():
+    state, expected = reference_run("thinking_then_answer")  # thinking "word_count said 4.", then the answer
+    returned = "word_count said 4.\nIt has 4 words."
+    seen = Observation(script="thinking_then_answer", requests=[[TASK]] * 2, stop_reasons=["tool_use", "end_turn"],
+                       tool_calls=["tool_use"], tool_call_replies=[1], returned={"type": "str", "text": returned},
+                       printed=expected[0] + "\n")
+    actual = [expected[0], "result: word_count said 4.", "It has 4 words.", expected[2]]
+    assert output_mistake(state, seen, expected, actual, 1) == "thinking_in_answer"
+    other = replace(seen, returned={"type": "str", "text": "It has 5 words."})
+    assert output_mistake(state, other, expected, [expected[0], "result: It has 5 words.", expected[2]],
+                          1) == "answer_text"
