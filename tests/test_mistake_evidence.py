@@ -350,6 +350,9 @@ def test_a_limit_of_its_own_in_a_comparison_is_the_loops_own_and_a_file_that_doe
            "        model.create([])\n")
     assert own_turn_limit(own)
     assert not own_turn_limit("def run_agent(task, model, max_turns):\n    while turn < 10\n")
+    # No run_agent(task, model, max_turns) to read: nothing says which number would be the limit given.
+    assert not own_turn_limit(own.replace("def run_agent(", "def agent("))
+    assert not own_turn_limit(own.replace("task, model, max_turns", "task, model"))
 
 
 def test_an_answer_with_the_replys_thinking_put_in_is_named_thinking_in_answer():
