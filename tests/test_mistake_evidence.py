@@ -326,6 +326,9 @@ def test_reading_the_sdks_attributes_from_a_dict_is_named_reply_is_a_dict_and_ot
     assert exception_mistake(dict_reply, seen) == "reply_is_a_dict"
     other = {"type": "AttributeError", "message": "'NoneType' object has no attribute 'append'"}
     assert exception_mistake(other, seen) is None
+    every_block = {"type": "KeyError", "message": "'text'"}  # the answer joined from every block, thinking too
+    assert exception_mistake(every_block, replace(seen, stop_reasons=["tool_use", "end_turn"])) == "answer_text"
+    assert exception_mistake(every_block, seen) is None  # not on an answer: no answer built wrong
 
 
 def test_the_limit_reached_with_other_words_is_named_wrong_limit_message():
@@ -366,3 +369,20 @@ def test_an_answer_with_the_replys_thinking_put_in_is_named_thinking_in_answer()
     other = replace(seen, returned={"type": "str", "text": "It has 5 words."})
     assert output_mistake(state, other, expected, [expected[0], "result: It has 5 words.", expected[2]],
                           1) == "answer_text"
+
+
+def test_results_sent_as_the_assistants_after_the_reply_are_named_results_as_assistant():
+    results = {"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}
+    messages = [TASK, CALL, results]
+    reason = next(r for r in check_messages(messages) if "roles must alternate" in r)
+    assert bad_request_mistake(reason, messages, offending_index(reason, messages), ["tool_use"], 2) == \
+        ("results_as_assistant", 2)
+
+
+def test_a_loop_that_says_its_limit_a_turn_early_without_running_the_last_calls_stopped_early():
+    state, expected = reference_run("short_leash")
+    seen = Observation(script="short_leash", requests=[[{"role": "user", "content": state.task}]] * 2,
+                       stop_reasons=["tool_use", "tool_use"], tool_calls=["tool_use"], tool_call_replies=[1],
+                       returned={"type": "str", "text": "stopped: no answer after 2 turns"})
+    actual = [expected[0], "result: stopped: no answer after 2 turns", "messages sent each turn: 1, 3"]
+    assert output_mistake(state, seen, expected, actual, 1) == "stopped_early"
