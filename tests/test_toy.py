@@ -85,6 +85,9 @@ def test_replies_have_the_api_shape_ids_usage_and_stop_reasons():
     assert first["usage"]["input_tokens"] > 0 and first["usage"]["output_tokens"] > 0
     assert last["usage"]["input_tokens"] > first["usage"]["input_tokens"]  # the conversation grew
     assert ran("What is 2 + 3?").records[0].reply == first  # the same run, the same ids
+    # Each reply's ids count the turn they came in.
+    assert first["id"].startswith("msg_toy01") and call["id"].startswith("toolu_toy011")
+    assert last["id"].startswith("msg_toy02")
 
 
 @pytest.mark.parametrize("task, max_tokens, cut", [
@@ -543,3 +546,11 @@ def test_with_thinking_on_a_tool_loop_that_drops_the_thinking_is_refused(mode):
         ToyModel(mode).create(sent, tools=tool_schemas(["add"]), max_tokens=2048,
                               thinking={"type": "enabled", "budget_tokens": 1024})
     assert ToyModel(mode).create(sent, tools=tool_schemas(["add"]))["content"][0]["text"] == "2 + 3 is 5."
+
+
+def test_a_tool_call_written_in_the_users_message_is_not_taken_for_one_the_toy_made():
+    written = {"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 2, "b": 3}}
+    sent = [{"role": "user", "content": [{"type": "text", "text": "What is 2 + 3?"}, written]}]
+    reply = ToyModel().create(sent, tools=tool_schemas(["add"]))
+    assert reply["stop_reason"] == "tool_use"  # it makes the call itself
+    assert [(b["name"], b["input"]) for b in reply["content"] if b["type"] == "tool_use"] == [("add", {"a": 2, "b": 3})]
