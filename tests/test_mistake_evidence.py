@@ -377,6 +377,12 @@ def test_results_sent_as_the_assistants_after_the_reply_are_named_results_as_ass
     reason = next(r for r in check_messages(messages) if "roles must alternate" in r)
     assert bad_request_mistake(reason, messages, offending_index(reason, messages), ["tool_use"], 2) == \
         ("results_as_assistant", 2)
+    # Sent as the final message, with no reply before them: refused for the final message's role.
+    alone = [TASK, results]
+    reason = check_messages(alone)[0]
+    assert bad_request_mistake(reason, alone, offending_index(reason, alone), ["tool_use"], 2) == \
+        ("results_as_assistant", 1)
+    assert bad_request_mistake(reason, [TASK, CALL], 1, ["tool_use"], 2) == ("results_not_appended", 1)
 
 
 def test_a_loop_that_says_its_limit_a_turn_early_without_running_the_last_calls_stopped_early():
