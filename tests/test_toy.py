@@ -96,6 +96,7 @@ def test_replies_have_the_api_shape_ids_usage_and_stop_reasons():
     ("What is 10 + 5?", 2, ("add", {"a": 10})),  # 8 characters: {"a": 10  (a whole field, just)
     ("What is 10 + 5?", 1, ("add", {})),  # 4 characters: {"a"
     ("What is 10 + 20?", 4, ("add", {"a": 10})),  # 16 characters: {"a": 10, "b": 2  (the number cut: left out)
+    ("What is 10 + 5?", 4, ("add", {"a": 10, "b": 5})),  # 16 characters: all but the closing brace
 ])
 def test_max_tokens_cuts_a_tool_call_off_inside_it_as_the_api_does(task, max_tokens, cut):
     state = ran(task, max_tokens=max_tokens)
@@ -553,4 +554,32 @@ def test_a_tool_call_written_in_the_users_message_is_not_taken_for_one_the_toy_m
     sent = [{"role": "user", "content": [{"type": "text", "text": "What is 2 + 3?"}, written]}]
     reply = ToyModel().create(sent, tools=tool_schemas(["add"]))
     assert reply["stop_reason"] == "tool_use"  # it makes the call itself
+    assert [(b["name"], b["input"]) for b in reply["content"] if b["type"] == "tool_use"] == [("add", {"a": 2, "b": 3})]
+
+
+ALL_TOOLS = tool_schemas(list(TOOLS))
+
+def test_a_cut_goes_block_by_block_and_usage_counts_the_characters_written():
+    sent = [{"role": "user", "content": "What is 12 + 34 and 7 + 8?"}]
+    whole = ToyModel().create(sent, tools=ALL_TOOLS)
+    # "I will work out each sum." (25 characters), {"a": 12, "b": 34} (18) and {"a": 7, "b": 8} (16): 59 in all.
+    assert (whole["stop_reason"], whole["usage"]["output_tokens"]) == ("tool_use", 15)
+    cut = ToyModel().create(sent, tools=ALL_TOOLS, max_tokens=11)  # 44 characters: 1 is left for the second call
+    assert [b.get("text", b.get("input")) for b in cut["content"]] == [
+        "I will work out each sum.", {"a": 12, "b": 34}, {}]
+    assert (cut["stop_reason"], cut["usage"]["output_tokens"]) == ("max_tokens", 11)
+    accented = ToyModel().create([{"role": "user", "content": "Shout déjà vu"}], tools=ALL_TOOLS)
+    assert accented["usage"]["output_tokens"] == 5  # {"text": "déjà vu"}: 19 characters, é one, not a \\u escape
+
+
+def test_the_ids_hang_on_what_the_conversation_says_not_on_the_order_of_its_keys():
+    first = ToyModel().create([{"role": "user", "content": "What is 2 + 3?"}], tools=ALL_TOOLS)
+    again = ToyModel().create([{"content": "What is 2 + 3?", "role": "user"}], tools=ALL_TOOLS)
+    assert again == first
+
+
+def test_a_prefill_after_the_task_is_answered_in_real_api_mode():
+    sent = [{"role": "user", "content": "What is 2 + 3?"},
+            {"role": "assistant", "content": [{"type": "text", "text": "Let me see."}]}]
+    reply = ToyModel("real-api").create(sent, tools=ALL_TOOLS)
     assert [(b["name"], b["input"]) for b in reply["content"] if b["type"] == "tool_use"] == [("add", {"a": 2, "b": 3})]
