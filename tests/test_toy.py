@@ -265,6 +265,36 @@ def test_a_call_changed_by_hand_is_not_taken_for_its_own():
     ("Shout kind words", "KIND WORDS"),  # "words" alone does not ask for a count
     ("What is the number of words in 'a b c'?", "That text has 3 words."),
     ("Count the words in my files", "notes.txt has 22 words; todo.txt has 16 words."),
+    ("Make this upper: hello", "HELLO"),
+    ("Write it in capitals: hello", "HELLO"),
+    ("Shout: good morning", "GOOD MORNING"),  # the colon is not shouted
+    ("Shout", 'I cannot tell what to shout: say it after the word ("Shout good morning").'),
+    ("Count the words of: the loop is small", "That text has 4 words."),
+    ("word count of the loop is small", "That text has 4 words."),
+    ("How many words in 'a b c'", "That text has 3 words."),
+    ("How many words are in 'a b' and 'c'?", "“a b” has 2 words; “c” has 1 word."),
+    ("Count the words in the notes", "notes.txt has 22 words; todo.txt has 16 words."),
+    ("What is x plus y?", "I cannot work out “What is x plus y”: I only add and subtract, and I do not read “x” in a "
+                          "sum."),
+    ("What is x minus y?", "I cannot work out “What is x minus y”: I only add and subtract, and I do not read “x” in a "
+                           "sum."),
+    ("What is 2x + 3?", "I cannot work out “What is 2x + 3”: I do not read “2x” as a number."),
+    ("Add 1,500 and 5", "I cannot work out “Add 1,500 and 5”: I cannot tell whether the comma in 1,500 separates two "
+                        "numbers or groups thousands."),
+    ("Add 5 and 1,500", "I cannot work out “Add 5 and 1,500”: I cannot tell whether the comma in 1,500 separates two "
+                        "numbers or groups thousands."),
+    ("What is 'a' + 2?", "I cannot work out “What is 'a' + 2”: I do not read 'a' in a sum."),
+    ("What is notes.txt + 2?", "I cannot work out “What is notes.txt + 2”: I do not read notes.txt in a sum."),
+    ("What is 1e21 + 1?", "I cannot add 1e21 + 1 exactly: the `add` tool works in floating point, and numbers this "
+                          "large or this precise would come back rounded."),
+    ("What is: 2 + 3", "2 + 3 is 5."),
+    ("What is 2 + 3!", "2 + 3 is 5."),
+    ("2 + 3 = ?", "2 + 3 is 5."),
+    ("2 + 3.", "2 + 3 is 5."),
+    ("What is 2 + 3 4 + 5?", "2 + 3 is 5; 4 + 5 is 9."),
+    ("Add 2, 3 and 4", "2 + 3 + 4 is 9."),
+    ("What is 0 + 0?", "0 + 0 is 0."),
+    ("What is 1.10 + 2.20?", "1.10 + 2.20 is 3.3."),
 ])
 def test_the_words_that_ask_for_each_kind_of_task(task, result):
     assert ran(task).result == result
@@ -583,3 +613,14 @@ def test_a_prefill_after_the_task_is_answered_in_real_api_mode():
             {"role": "assistant", "content": [{"type": "text", "text": "Let me see."}]}]
     reply = ToyModel("real-api").create(sent, tools=ALL_TOOLS)
     assert [(b["name"], b["input"]) for b in reply["content"] if b["type"] == "tool_use"] == [("add", {"a": 2, "b": 3})]
+
+
+def test_reading_and_counting_say_what_they_will_do_before_the_result():
+    def said(task: str) -> list[list[str]]:
+        return [[b["text"] for b in r.reply["content"] if b["type"] == "text"] for r in ran(task).records]
+
+    assert said("What is in the files?")[:2] == [["Let me see which files there are."],
+                                                 ["There are 2 files; I read notes.txt."]]
+    assert said("How many words are in 'a b' and 'c'?")[0] == ["I will count them."]
+    both = ran("What is in notes.txt and todo.txt?").result
+    assert both == f"notes.txt says:\n{NOTES['notes.txt']}\ntodo.txt says:\n{NOTES['todo.txt']}"
