@@ -327,7 +327,8 @@ def test_reading_the_sdks_attributes_from_a_dict_is_named_reply_is_a_dict_and_ot
     other = {"type": "AttributeError", "message": "'NoneType' object has no attribute 'append'"}
     assert exception_mistake(other, seen) is None
     every_block = {"type": "KeyError", "message": "'text'"}  # the answer joined from every block, thinking too
-    assert exception_mistake(every_block, replace(seen, stop_reasons=["tool_use", "end_turn"])) == "answer_text"
+    answered = replace(seen, stop_reasons=["tool_use", "tool_use", "end_turn"])
+    assert exception_mistake(every_block, answered) == "answer_text"
     assert exception_mistake(every_block, seen) is None  # not on an answer: no answer built wrong
 
 
@@ -392,3 +393,83 @@ def test_a_loop_that_says_its_limit_a_turn_early_without_running_the_last_calls_
                        returned={"type": "str", "text": "stopped: no answer after 2 turns"})
     actual = [expected[0], "result: stopped: no answer after 2 turns", "messages sent each turn: 1, 3"]
     assert output_mistake(state, seen, expected, actual, 1) == "stopped_early"
+
+
+def test_a_thinking_block_whose_signature_was_changed_or_dropped_is_named_content_changed():
+    for signature in ({"signature": "not the one given"}, {}):
+        reply = {"role": "assistant", "content": [{"type": "thinking", "thinking": "add them", **signature},
+                                                  *CALL["content"]]}
+        result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}
+        reason = check_messages([TASK, reply, result])[0]
+        assert bad_request_mistake(reason, [TASK, reply, result], 1, ["tool_use"], 2) == ("content_changed", 1)
+
+
+def test_each_result_sent_in_a_message_of_its_own_is_named_one_message_per_result():
+    two_calls = {"role": "assistant", "content": [*CALL["content"], {"type": "tool_use", "id": "toolu_02",
+                                                                     "name": "add", "input": {"a": 5, "b": 1}}]}
+    first, second = ({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_0{n}",
+                                                   "content": "5"}]} for n in (1, 2))
+    messages = [TASK, two_calls, first, second]
+    reason = next(r for r in check_messages(messages) if "roles must alternate" in r)
+    assert bad_request_mistake(reason, messages, offending_index(reason, messages), ["tool_use"], 2) == \
+        ("one_message_per_result", 3)
+
+
+def test_calls_answered_with_as_many_results_for_other_ids_are_no_single_mistake():
+    two_calls = {"role": "assistant", "content": [*CALL["content"], {"type": "tool_use", "id": "toolu_02",
+                                                                     "name": "add", "input": {"a": 5, "b": 1}}]}
+    wrong = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": "5"}
+                                         for i in ("toolu_01", "toolu_09")]}
+    reason = next(r for r in check_messages([TASK, two_calls, wrong]) if "without `tool_result`" in r)
+    assert bad_request_mistake(reason, [TASK, two_calls, wrong], 1, ["tool_use"], 2) == (None, 1)
+
+
+def test_outputs_sent_as_text_blocks_are_results_as_text_and_text_beside_an_image_is_not():
+    as_text = {"role": "user", "content": [{"type": "text", "text": "5"}]}
+    reason = check_messages([TASK, CALL, as_text])[0]
+    assert bad_request_mistake(reason, [TASK, CALL, as_text], 1, ["tool_use"], 2) == ("results_as_text", 2)
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    beside = {"role": "user", "content": [{"type": "text", "text": "5"}, image]}
+    reason = check_messages([TASK, CALL, beside])[0]
+    assert bad_request_mistake(reason, [TASK, CALL, beside], 1, ["tool_use"], 2) == (None, 1)
+
+
+def test_a_dict_returned_is_named_not_a_string():
+    state, expected = reference_run("add_then_answer")
+    seen = Observation(script="add_then_answer", requests=[[TASK]] * 2, stop_reasons=["tool_use", "end_turn"],
+                       tool_calls=["tool_use"], tool_call_replies=[1], returned={"type": "dict", "text": "{...}"})
+    assert output_mistake(state, seen, expected, [expected[0], "result: {...}", expected[2]], 1) == "not_a_string"
+
+
+def test_a_changed_tool_line_beside_an_extra_line_is_a_tool_line_not_an_extra_print():
+    state, expected = reference_run("add_then_answer")
+    actual = ['turn 1: add {"a": 2, "b": 3} -> 6', "debug", *expected[1:]]
+    seen = Observation(script="add_then_answer", requests=[[TASK]] * 2, stop_reasons=["tool_use", "end_turn"],
+                       tool_calls=["tool_use"], tool_call_replies=[1], returned={"type": "str", "text": state.result},
+                       printed="\n".join(actual[:2]) + "\n")
+    assert output_mistake(state, seen, expected, actual, 0) == "tool_lines"
+
+
+def test_a_reply_sent_back_as_a_string_is_marked_where_it_stands():
+    messages = [TASK, {"role": "assistant", "content": " "}, {"role": "user", "content": "go on"}]
+    reason = check_messages(messages)[0]
+    index = offending_index(reason, messages)
+    assert index == 1 and bad_request_mistake(reason, messages, index, ["tool_use"], 2) == ("reply_as_text", 1)
+
+
+OWN_LIMIT = ("def run_agent(task, model, max_turns):\n    turn = 0\n    while turn < LIMIT:\n        turn += 1\n"
+             "        model.create([])\n")
+
+
+def test_a_limit_of_its_own_is_found_however_it_is_written():
+    assert own_turn_limit("LIMIT = 10\n\n\n" + OWN_LIMIT)
+    assert own_turn_limit("LIMIT: int = 10\n\n\n" + OWN_LIMIT)
+    assert not own_turn_limit("LIMIT = 1\n\n\n" + OWN_LIMIT)  # 1 is no limit of turns
+    assert own_turn_limit(OWN_LIMIT.replace("max_turns):", "max_turns, *, LIMIT=10):"))
+    assert own_turn_limit(OWN_LIMIT.replace("LIMIT", "2"))
+    assert own_turn_limit(OWN_LIMIT.replace("turn = 0", "max_turns = 10\n    turn = 0"))  # the one given, overwritten
+
+
+def test_the_last_line_that_ran_is_the_line_pointed_at():
+    assert decision_line("x = 1\ny = 2\nz = 3\n", [1, 2, 3]) == 3
+    assert decision_line("def run_agent(:\n", []) is None
