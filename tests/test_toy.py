@@ -295,6 +295,14 @@ def test_a_call_changed_by_hand_is_not_taken_for_its_own():
     ("Add 2, 3 and 4", "2 + 3 + 4 is 9."),
     ("What is 0 + 0?", "0 + 0 is 0."),
     ("What is 1.10 + 2.20?", "1.10 + 2.20 is 3.3."),
+    ("What is 2 + 3 and 4 + 5 and 6?", 'I cannot work out “What is 2 + 3 and 4 + 5 and 6”: I read sums like '
+                                       '10 - 3 + 2.5, "add 7 and 5" or "2 + 3 and 4 + 5", and I cannot tell what every '
+                                       'number in it is for.'),
+    ("How many words are in my note?", "notes.txt has 22 words; todo.txt has 16 words."),
+    ("How many words are in the loop is small", "That text has 4 words."),
+    ("Count the words in: a b c", "That text has 3 words."),
+    ("Add 1 and 2, then 3", "1 + 2 + 3 is 6."),
+    ("What is 10 minus 3 plus 2?", "10 - 3 + 2 is 9."),
 ])
 def test_the_words_that_ask_for_each_kind_of_task(task, result):
     assert ran(task).result == result
@@ -622,5 +630,6 @@ def test_reading_and_counting_say_what_they_will_do_before_the_result():
     assert said("What is in the files?")[:2] == [["Let me see which files there are."],
                                                  ["There are 2 files; I read notes.txt."]]
     assert said("How many words are in 'a b' and 'c'?")[0] == ["I will count them."]
+    assert ran("Read my note").result == f"notes.txt says:\n{NOTES['notes.txt']}"
     both = ran("What is in notes.txt and todo.txt?").result
     assert both == f"notes.txt says:\n{NOTES['notes.txt']}\ntodo.txt says:\n{NOTES['todo.txt']}"
