@@ -167,3 +167,9 @@ def test_the_lessons_thinking_rule_asks_for_the_same_thinking_not_the_same_order
     answer = fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": [said, plan, call]},
                           {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}])
     assert answer["content"] == [text("5")]
+
+
+def test_no_system_prompt_given_as_none_or_empty_is_left_out_and_accepted():
+    for system in (None, ""):
+        answer = model(reply("end_turn", text("hi"))).create([{"role": "user", "content": "hi"}], system=system)
+        assert answer["content"] == [{"type": "text", "text": "hi"}]
