@@ -12,6 +12,7 @@ from agent.exercise.mistakes import (
     exception_mistake,
     history_mistake,
     offending_index,
+    output_lines,
     output_mistake,
     own_turn_limit,
 )
@@ -473,3 +474,27 @@ def test_a_limit_of_its_own_is_found_however_it_is_written():
 def test_the_last_line_that_ran_is_the_line_pointed_at():
     assert decision_line("x = 1\ny = 2\nz = 3\n", [1, 2, 3]) == 3
     assert decision_line("def run_agent(:\n", []) is None
+
+
+def test_the_task_sent_again_as_one_text_block_is_still_the_task():
+    as_block = {"role": "user", "content": [{"type": "text", "text": TASK["content"]}]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}
+    seen = Observation(script="add_then_answer", requests=[[TASK], [as_block, CALL, result]], stop_reasons=["tool_use"],
+                       tool_call_replies=[1])
+    assert history_mistake(seen, TASK["content"], replies=[CALL]) is None
+
+
+def test_an_openai_function_call_is_named_as_openais():
+    old_style = {"role": "assistant", "content": None, "function_call": {"name": "add", "arguments": "{}"}}
+    seen = Observation(script="add_then_answer", requests=[[TASK], [TASK, old_style]])
+    assert history_mistake(seen, TASK["content"], replies=[CALL]) == ("openai_tool_calls", 1, 2)
+
+
+def test_printed_text_reads_as_its_lines_with_or_without_the_last_new_line():
+    assert output_lines("turn 1: a\nresult: 5\n") == output_lines("turn 1: a\nresult: 5") == ["turn 1: a", "result: 5"]
+    assert output_lines("") == []
+
+
+def test_two_user_messages_in_a_row_are_marked_at_the_second():
+    reason = next(r for r in check_messages([TASK, TASK]) if "roles must alternate" in r)
+    assert offending_index(reason, [TASK, TASK]) == 1
