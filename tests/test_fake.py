@@ -69,6 +69,12 @@ def test_a_request_after_the_last_reply_names_the_scripts_length():
     fake.create([{"role": "user", "content": "hi"}])
     with pytest.raises(ScriptExhausted, match="the script 's' has 1 reply and this is request 2"):
         fake.create([{"role": "user", "content": "hi"}])
+    two = model(reply("end_turn", text("x")), reply("end_turn", text("y")))
+    two.create([{"role": "user", "content": "hi"}])
+    two.create([{"role": "user", "content": "hi"}])
+    with pytest.raises(ScriptExhausted) as caught:
+        two.create([{"role": "user", "content": "hi"}])
+    assert str(caught.value) == "the script 's' has 2 replies and this is request 3: there is no reply to give"
 
 
 @pytest.mark.parametrize("status, error_type, exception", [
