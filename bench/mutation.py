@@ -138,16 +138,28 @@ def survivors(workdir: Path, module: str, names: list[str], equivalents: list[di
         reason = next((e["reason"] for e in equivalents if e["module"] == module
                        and [line.strip() for line in e["before"].splitlines()] == removed
                        and [line.strip() for line in e["after"].splitlines()] == added), None)
-        found.append(Survivor(name, line_of(source, function_of(name), removed), removed, added, reason))
+        found.append(Survivor(name, line_of(source, function_of(name), lines), removed, added, reason))
     return found
 
 
-def line_of(source: list[str], function: str, removed: list[str]) -> int | None:
-    """The changed line's number in the module: the first line equal to it after the function's `def`."""
+def line_of(source: list[str], function: str, hunk: list[str]) -> int | None:
+    """The changed line's number in the module. mutmut diffs the function alone, so the hunk's start counts
+    from the function's `def`; where that line is not the one removed (the function found under another name),
+    the first line equal to it after the `def` (a statement the function holds twice may then be misplaced)."""
     define = re.compile(rf"\s*(async )?def {re.escape(function.rpartition('.')[2])}\(")
     start = next((i for i, line in enumerate(source) if define.match(line)), 0)
+    removed = [line[1:].strip() for line in hunk if line.startswith("-")]
     if not removed:
         return start + 1
+    at = re.match(r"@@ -(\d+)", hunk[0]) if hunk else None
+    if at:
+        number = int(at.group(1))
+        for line in hunk[1:]:
+            if line.startswith("-"):
+                break
+            number += not line.startswith("+")
+        if start + number - 1 < len(source) and source[start + number - 1].strip() == removed[0]:
+            return start + number
     return next((i + 1 for i in range(start, len(source)) if source[i].strip() == removed[0]), None)
 
 

@@ -77,7 +77,7 @@ def test_two_branches_alike_have_no_difference_and_a_branch_is_alike_with_itself
 
 def test_an_unknown_branch_is_refused_in_words():
     tree, _ = forked("add_then_answer", 1)
-    with pytest.raises(BranchError, match="no branch 'branch 9'"):
+    with pytest.raises(BranchError, match=r"no branch 'branch 9' \(the branches: main, branch 1\)"):
         compare(tree, MAIN, "branch 9")
 
 
@@ -126,3 +126,104 @@ def test_a_call_dropped_in_an_edit_is_said_as_one_result_fewer_not_as_bookkeepin
     assert "messages[1]: 2 tool calls in main, 1 in branch 1" in seen.differences
     assert "messages[2]: 2 tool results in main, 1 in branch 1" in seen.differences
     assert not any("tool ids" in words or "not named here" in words for words in seen.differences)
+
+
+def test_the_same_differences_read_the_other_way_round_name_each_branch_for_its_own_side():
+    tree, model = forked("three_tool_chain", 1)
+    tree.step(model, Fault("cut_off"))
+    seen = compare(tree, "branch 1", MAIN)
+    assert (seen.left, seen.right, seen.first_difference) == ("branch 1", MAIN, 3)
+    assert seen.differences == [
+        "messages[3]: the reply in branch 1 stopped (max_tokens) where the one in main called a tool",
+        "messages[4]–[7]: only main has them; branch 1: its run ended before them",
+        "branch 1 ended stopped: max_tokens; main answered “THE SUM IS 3.5 has 4 words.”"]
+
+
+def test_one_message_more_is_said_as_one():
+    tree, _ = forked("add_then_answer", 1)
+    tree.edit_tool_result(0, "5", is_error=True)  # the same words, marked an error: only the mark differs
+    assert compare(tree, MAIN, "branch 1").differences == [
+        "messages[2]: tool result 1 is marked is_error in branch 1, not in main",
+        "messages[3]: only main has it; branch 1: it has not got that far (turn 1)",
+        "main answered “2 + 3 is 5.”; branch 1 is still going on after turn 1"]
+
+
+def test_a_branch_ended_by_a_refused_request_says_the_refusal():
+    tree, model = forked("three_tool_chain", 1)
+    tree.edit_reply("tool_use", [{"type": "tool_use", "id": "bad id!", "name": "add", "input": {"a": 1, "b": 2}}])
+    run_to_end(tree.branch.state, model)
+    assert compare(tree, MAIN, "branch 1").differences[-1] == (
+        "main answered “THE SUM IS 3.5 has 4 words.”; branch 1 ended bad request: messages.1.content.0.tool_use.id: "
+        "String should match pattern '^[a-zA-Z0-9_-]+$'")
+
+
+def test_an_input_is_shown_as_json_with_its_keys_in_order_and_its_letters_as_they_are():
+    tree, _ = forked("add_then_answer", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    tree.edit_reply("tool_use", [dict(b, input={"b": 30, "a": 2}) if b["type"] == "tool_use" else b for b in reply])
+    assert 'messages[1]: the input of add changed: {"a": 2, "b": 3} in main, {"a": 2, "b": 30} in branch 1' \
+        in compare(tree, MAIN, "branch 1").differences
+    tree, _ = forked("three_tool_chain", 2)
+    reply = tree.branch.state.messages[3]["content"]
+    tree.edit_reply("tool_use", [dict(b, input={"text": "la somme: 3,5 €"}) if b["type"] == "tool_use" else b
+                                 for b in reply])
+    assert 'messages[3]: the input of upper changed: {"text": "the sum is 3.5"} in main, ' \
+        '{"text": "la somme: 3,5 €"} in branch 1' in compare(tree, MAIN, "branch 1").differences
+
+
+def test_text_of_exactly_the_limit_is_shown_whole():
+    tree, _ = forked("add_then_answer", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    whole = "Adding the two numbers given, two and three now."
+    assert len(whole) == 48
+    tree.edit_reply("tool_use", [{"type": "text", "text": whole}, *reply])
+    assert compare(tree, MAIN, "branch 1").differences[0] == \
+        f"messages[1]: the reply's text changed: “” in main, “{whole}” in branch 1"
+
+
+def test_two_stop_reasons_neither_a_tool_call_are_both_named():
+    tree, model = forked("add_then_answer", 1)
+    tree.step(model, Fault("cut_off"))
+    assert compare(tree, MAIN, "branch 1").differences[0] == \
+        "messages[3]: the reply's stop_reason is end_turn in main, max_tokens in branch 1"
+
+
+def test_a_call_to_another_tool_is_named_by_its_number():
+    tree, _ = forked("three_tool_chain", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    tree.edit_reply("tool_use", [dict(b, name="upper", input={"text": "3.5"}) if b["type"] == "tool_use" else b
+                                 for b in reply])
+    assert compare(tree, MAIN, "branch 1").differences[0] == \
+        "messages[1]: tool call 1 is add in main, upper in branch 1"
+
+
+def test_an_answer_that_also_calls_a_tool_is_told_apart_from_one_that_does_not():
+    tree, _ = forked("add_then_answer", 2)
+    tree.edit_reply("end_turn", [{"type": "text", "text": "2 + 3 is 5."},
+                                 {"type": "tool_use", "name": "add", "input": {"a": 1, "b": 1}}])
+    assert compare(tree, MAIN, "branch 1").differences == [
+        "messages[3]: the reply in main calls no tool where the one in branch 1 does"]
+    assert compare(tree, "branch 1", MAIN).differences == [
+        "messages[3]: the reply in main calls no tool where the one in branch 1 does"]
+
+
+def test_one_result_fewer_read_from_the_branch_with_one():
+    tree, _ = forked("two_calls_one_reply", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    first_call = next(i for i, b in enumerate(reply) if b["type"] == "tool_use")
+    tree.edit_reply("tool_use", reply[:first_call + 1])
+    assert "messages[2]: 1 tool result in branch 1, 2 in main" in compare(tree, "branch 1", MAIN).differences
+
+
+def test_replies_alike_but_for_their_ids_or_their_blocks_order_are_said_so():
+    tree, model = forked("add_then_answer", 1)
+    reply = tree.branch.state.messages[1]["content"]
+    tree.edit_reply("tool_use", [dict(b, id="toolu_other") if b["type"] == "tool_use" else b for b in reply])
+    run_to_end(tree.branch.state, model)
+    assert compare(tree, MAIN, "branch 1").differences == ["messages[1]: the two differ only in their tool ids",
+                                                           "messages[2]: the two differ only in their tool ids"]
+    tree, _ = forked("two_file_search", 1)
+    thinking, words, call = tree.branch.state.messages[1]["content"]
+    tree.edit_reply("tool_use", [thinking, call, words])
+    assert compare(tree, MAIN, "branch 1").differences[0] == \
+        "messages[1]: the assistant message's blocks differ in a way not named here (see the cards below)"

@@ -222,6 +222,7 @@ def test_the_script_steps_on_after_a_reply_written_by_hand():
     tree.step(hand)  # a reply of the person's, without thinking: not the script's reply changed
     tree.step(model)
     assert tree.branch.state.result == "2 + 3 is 5." and len(model.requests) == 2
+    assert (tree.branch.marks[1].kind, tree.branch.marks[1].words) == ("hand", "written by hand")
 
 
 def test_a_fork_at_a_refused_turn_starts_from_the_turn_before_it():
@@ -459,3 +460,112 @@ def test_a_fork_of_a_run_over_threads_goes_on_over_threads_and_says_when_it_fall
     after = step(branch.state, model)
     assert after.thread["type"] == "continue" and after.thread_lost is None and after.messages_sent == 1
     assert console_lines(branch.state)[-1] == "messages sent each turn: 1, 3, 1"
+
+
+def test_a_fork_of_a_run_on_a_short_leash_stops_at_the_same_turn_limit():
+    tree, _ = played_run("short_leash")  # max_turns 3, not the usual 40
+    branch = tree.fork(1)
+    model = FakeModel(load_script("short_leash"), calls=branch.script_replies_used(1))
+    run_to_end(branch.state, model)
+    assert branch.state.result == "stopped: no answer after 3 turns" == tree.branches[MAIN].state.result
+    assert len(model.requests) == 2  # turns 2 and 3, then the limit
+
+
+def test_the_refusals_of_an_edit_are_said_in_full():
+    tree, _ = played_run("add_then_answer")
+    with pytest.raises(BranchError) as refused:
+        tree.edit_reply("end_turn", [])
+    assert str(refused.value) == "main is the run as it happened: fork it first, then edit the branch"
+    tree.fork(1)
+    with pytest.raises(BranchError) as refused:
+        tree.switch("nope")
+    assert str(refused.value) == "no branch 'nope' (the branches: main, branch 1)"
+    for position, content in ((1, "6"), (-1, "6")):
+        with pytest.raises(BranchError) as refused:
+            tree.edit_tool_result(position, content, is_error=False)
+        assert str(refused.value) == f"turn 1 has no tool call {position + 1} whose result could change"
+    with pytest.raises(BranchError) as refused:
+        tree.edit_tool_result(0, 6, is_error=False)
+    assert str(refused.value) == "a tool result's content here is text"
+    run_to_end(tree.branch.state, FakeModel(load_script("add_then_answer"), calls=1))
+    with pytest.raises(BranchError) as refused:
+        tree.edit_tool_result(0, "6", is_error=False)
+    assert str(refused.value) == ("branch 1 has stepped on since the fork: only the fork's own turn can be edited, "
+                                  "so fork again")
+    tree.switch(MAIN)
+    tree.fork(0)
+    with pytest.raises(BranchError) as refused:
+        tree.edit_reply("end_turn", [])
+    assert str(refused.value) == "a fork before the first turn has no reply to edit: step it, or be the model"
+
+
+def test_each_edit_is_marked_in_words_and_a_second_adds_to_the_first():
+    tree, _ = played_run("add_then_answer")
+    branch = tree.fork(1)
+    tree.edit_tool_result(0, "35", is_error=True)
+    assert (branch.marks[0].kind, branch.marks[0].words, branch.marks[0].fault) == \
+        ("edited", "result of add edited (an error)", "")
+    tree.edit_tool_result(0, "5", is_error=False)
+    assert branch.marks[0].words == "result of add edited (an error); result of add edited"
+
+
+def test_a_reply_edit_says_what_it_changed():
+    tree, _ = played_run("two_calls_one_reply")
+    tree.fork(1)
+    reply = tree.branch.state.messages[1]["content"]
+    first_call = next(i for i, b in enumerate(reply) if b["type"] == "tool_use")
+    tree.edit_reply("tool_use", reply[:first_call + 1])
+    assert tree.branch.marks[0].words == "reply edited: 1 tool call"
+    tree, _ = played_run("add_then_answer")
+    tree.fork(1)
+    tree.edit_reply("tool_use", tree.branch.state.messages[1]["content"])
+    assert tree.branch.marks[0].words == "reply edited: unchanged"
+    tree.switch(MAIN)
+    tree.fork(1)
+    tree.edit_reply("tool_use", [dict(b, input={"a": "two", "b": 3}) if b["type"] == "tool_use" else b
+                                 for b in tree.branch.state.messages[1]["content"]])
+    assert tree.branch.marks[0].words == "reply edited: tool calls changed"  # an input the tool refuses is kept
+    assert tree.branch.state.records[0].tool_runs[0].is_error
+
+
+def test_a_record_of_another_branch_cannot_be_marked():
+    tree, _ = played_run("add_then_answer")
+    foreign = tree.branches[MAIN].state.records[0]
+    tree.fork(1)
+    with pytest.raises(BranchError) as refused:
+        tree.branch.mark(foreign, "edited", "x")
+    assert str(refused.value) == "turn 1's record is not one of branch 1's"
+
+
+def test_a_fork_keeps_the_runs_system_prompt_tools_and_max_tokens_and_takes_a_free_name():
+    script = load_script("add_then_answer")
+    state = RunState(script.task, system="Be brief.", tool_names=["add", "upper"], max_tokens=300)
+    run_to_end(state, FakeModel(script))
+    tree = RunTree.start(state)
+    fork = tree.fork(1).state
+    assert (fork.system, fork.tool_names, fork.max_tokens) == ("Be brief.", ["add", "upper"], 300)
+    data = tree.to_dict()
+    data["branches"][1]["name"] = "branch 2"  # a tree whose only branch is called "branch 2"
+    renamed = RunTree.from_dict(data)
+    renamed.switch(MAIN)
+    assert renamed.fork(1).name == "branch 2'"
+
+
+def test_a_tree_written_without_its_optional_fields_reads_back_with_their_defaults():
+    tree, _ = played_run("add_then_answer")
+    assert tree.to_json().startswith('{\n  "current": "main",\n  "branches": [\n    {')
+    bare = {"branches": [{"name": MAIN, "state": tree.branches[MAIN].state.to_dict()}]}
+    read = RunTree.from_dict(bare)
+    main = read.branches[MAIN]
+    assert (read.current, main.parent, main.fork_turn, main.shared, main.marks) == (MAIN, None, 0, 0, {})
+
+
+def test_a_turn_where_the_script_had_no_reply_left_can_be_given_one():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")))
+    run_to_end(state, model)
+    assert [r.branch for r in state.records] == ["tool_use", "no_reply"]
+    tree = RunTree.start(state)
+    tree.fork(2)
+    tree.edit_reply("end_turn", [{"type": "text", "text": "5"}])
+    assert tree.branch.state.result == "5"
+    assert tree.branch.marks[1].words == "reply edited: stop_reason None → end_turn, text changed"

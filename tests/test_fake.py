@@ -69,6 +69,12 @@ def test_a_request_after_the_last_reply_names_the_scripts_length():
     fake.create([{"role": "user", "content": "hi"}])
     with pytest.raises(ScriptExhausted, match="the script 's' has 1 reply and this is request 2"):
         fake.create([{"role": "user", "content": "hi"}])
+    two = model(reply("end_turn", text("x")), reply("end_turn", text("y")))
+    two.create([{"role": "user", "content": "hi"}])
+    two.create([{"role": "user", "content": "hi"}])
+    with pytest.raises(ScriptExhausted) as caught:
+        two.create([{"role": "user", "content": "hi"}])
+    assert str(caught.value) == "the script 's' has 2 replies and this is request 3: there is no reply to give"
 
 
 @pytest.mark.parametrize("status, error_type, exception", [
@@ -167,3 +173,9 @@ def test_the_lessons_thinking_rule_asks_for_the_same_thinking_not_the_same_order
     answer = fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": [said, plan, call]},
                           {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}])
     assert answer["content"] == [text("5")]
+
+
+def test_no_system_prompt_given_as_none_or_empty_is_left_out_and_accepted():
+    for system in (None, ""):
+        answer = model(reply("end_turn", text("hi"))).create([{"role": "user", "content": "hi"}], system=system)
+        assert answer["content"] == [{"type": "text", "text": "hi"}]

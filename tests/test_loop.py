@@ -396,3 +396,30 @@ def test_on_a_thread_each_turn_sends_max_tokens_and_the_request_shows_the_thread
     assert [kwargs["max_tokens"] for kwargs in model.sent] == [321, 321]
     assert state.request(state.records[0])["thread"] == {"type": "create"}
     assert state.request(state.records[1])["thread"]["type"] == "continue"
+
+
+def test_an_empty_system_prompt_or_tool_list_is_left_out_of_the_request_as_sent():
+    from agent.models.toy import ToyModel
+
+    state = RunState("Hello", tool_names=[])
+    run_to_end(state, ToyModel())
+    assert state.request(state.records[0]) == {"max_tokens": 1024, "messages": [{"role": "user", "content": "Hello"}]}
+
+
+def test_each_turn_times_the_model_inside_the_whole_turn():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))
+    started = time.perf_counter()
+    run_to_end(state, model)
+    took = time.perf_counter() - started
+    assert all(0 <= r.model_seconds <= r.seconds <= took for r in state.records)
+
+
+def test_the_console_writes_other_letters_escaped_for_the_exercise_and_as_themselves_for_the_page():
+    from agent.models.toy import ToyModel
+
+    state = RunState("Shout café")
+    run_to_end(state, ToyModel())
+    assert console_lines(state)[0] == 'turn 1: upper {"text": "caf\\u00e9"} -> CAFÉ'
+    assert console_lines(state, readable=True)[0] == 'turn 1: upper {"text": "café"} -> CAFÉ'
+    assert console_lines(RunState("Hi"), readable=True) == [
+        "messages sent each turn: none yet (no turn has gone through)"]

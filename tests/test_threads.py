@@ -10,6 +10,7 @@ import pytest
 from agent.__main__ import main
 from agent.api.requests import RequestRejected
 from agent.loop import RunState, console_lines, run_to_end, step
+from agent.models.fake import FakeModel
 from agent.page import view
 from agent.real import running_server
 from agent.real.threads import ThreadStore
@@ -241,16 +242,19 @@ def test_a_fork_of_a_threaded_run_falls_back_to_the_whole_array_on_its_first_tur
     assert [r.thread["type"] for r in fork.records] == ["create", "create", "continue", "continue"]
 
 
+class ServerWithoutThreads(FakeModel):
+    """A FakeModel that answers every `continue` with `failure`."""
+
+    failure: Exception
+
+    def create(self, messages, **options):
+        if (options.get("thread") or {}).get("type") == "continue":
+            raise self.failure
+        return super().create(messages, **options)
+
+
 def test_a_bare_404_to_a_continue_falls_back_and_other_failures_do_not():
     """A server without the threads beta may answer a continue with a 404 that names no error_code."""
-    from agent.models.fake import FakeModel
-
-    class ServerWithoutThreads(FakeModel):
-        def create(self, messages, **options):
-            if (options.get("thread") or {}).get("type") == "continue":
-                raise self.failure
-            return super().create(messages, **options)
-
     first, answer = two_turns()
     state, played = fake_run(first, answer, threads=True)
     model = ServerWithoutThreads(played.script)
@@ -263,3 +267,25 @@ def test_a_bare_404_to_a_continue_falls_back_and_other_failures_do_not():
         "thread: Extra inputs are not permitted")
     step(state, model)
     assert step(state, model).branch == "bad_request" and state.records[1].thread_lost is None
+
+
+def test_a_thread_lost_by_its_error_code_falls_back_and_the_console_says_so():
+    first, answer = two_turns()
+    state, played = fake_run(first, answer, threads=True)
+    model = ServerWithoutThreads(played.script)
+    model.failure = type("BadRequestError", (Exception,), {"status_code": 400, "type": "invalid_request_error",
+                                                           "error_code": "thread_not_found"})("thread: no such thread")
+    assert run_to_end(state, model) == "5"
+    lost = "400 invalid_request_error: thread: no such thread"
+    assert state.records[1].thread_lost == lost and state.records[1].sent_from == 0
+    assert console_lines(state)[1] == (f"turn 2: the thread could not be continued ({lost}): sent the whole array, "
+                                       "3 messages, under a new thread")
+
+
+def test_the_pages_console_says_what_a_thread_sent_beside_the_whole_array():
+    first, answer = two_turns()
+    state, played = fake_run(first, answer, threads=True)
+    assert run_to_end(state, played) == "5"
+    assert console_lines(state)[-1] == "messages sent each turn: 1, 1"
+    assert console_lines(state, readable=True)[-1] == \
+        "messages sent each turn: 1, 1 over a message thread (the whole array each turn: 1, 3)"

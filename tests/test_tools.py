@@ -1,8 +1,10 @@
 """The built-in tools and run_tool: results, the allowlist, bad input, failing tools."""
 
+import time
+
 import pytest
 
-from agent.tools import NOTES, TOOLS, run_tool, tool_schemas
+from agent.tools import NOTES, TOOLS, call_tool, run_tool, tool_schemas
 
 ALL = list(TOOLS)
 
@@ -98,3 +100,19 @@ def test_a_file_that_is_not_there_is_answered_with_the_names_of_those_that_are()
     answer = run_tool({"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "x.txt"}},
                       ["read_file"])
     assert answer["content"] == "error: no file named 'x.txt'; the files are notes.txt, todo.txt"
+
+
+def test_a_field_given_to_a_tool_that_takes_none_says_so():
+    block = run_tool(use("list_files", {"path": "notes.txt"}), ALL)
+    assert block["is_error"] and block["content"] == 'error: list_files has no field "path" (it takes nothing)'
+
+
+def test_a_tool_name_that_is_not_a_string_is_no_tool():
+    block = run_tool(use(["add"], {"a": 2, "b": 3}), ALL)
+    assert block["is_error"] and block["content"] == 'error: there is no tool named ["add"]'
+
+
+def test_a_call_is_timed():
+    started = time.perf_counter()
+    run = call_tool(use("add", {"a": 2, "b": 3}), ALL)
+    assert 0 <= run.seconds <= time.perf_counter() - started

@@ -85,6 +85,9 @@ def test_replies_have_the_api_shape_ids_usage_and_stop_reasons():
     assert first["usage"]["input_tokens"] > 0 and first["usage"]["output_tokens"] > 0
     assert last["usage"]["input_tokens"] > first["usage"]["input_tokens"]  # the conversation grew
     assert ran("What is 2 + 3?").records[0].reply == first  # the same run, the same ids
+    # Each reply's ids count the turn they came in.
+    assert first["id"].startswith("msg_toy01") and call["id"].startswith("toolu_toy011")
+    assert last["id"].startswith("msg_toy02")
 
 
 @pytest.mark.parametrize("task, max_tokens, cut", [
@@ -92,6 +95,8 @@ def test_replies_have_the_api_shape_ids_usage_and_stop_reasons():
     ("Shout good morning everyone", 2, ("upper", {})),  # 8 characters: {"text":  (the field not yet begun)
     ("What is 10 + 5?", 2, ("add", {"a": 10})),  # 8 characters: {"a": 10  (a whole field, just)
     ("What is 10 + 5?", 1, ("add", {})),  # 4 characters: {"a"
+    ("What is 10 + 20?", 4, ("add", {"a": 10})),  # 16 characters: {"a": 10, "b": 2  (the number cut: left out)
+    ("What is 10 + 5?", 4, ("add", {"a": 10, "b": 5})),  # 16 characters: all but the closing brace
 ])
 def test_max_tokens_cuts_a_tool_call_off_inside_it_as_the_api_does(task, max_tokens, cut):
     state = ran(task, max_tokens=max_tokens)
@@ -260,6 +265,44 @@ def test_a_call_changed_by_hand_is_not_taken_for_its_own():
     ("Shout kind words", "KIND WORDS"),  # "words" alone does not ask for a count
     ("What is the number of words in 'a b c'?", "That text has 3 words."),
     ("Count the words in my files", "notes.txt has 22 words; todo.txt has 16 words."),
+    ("Make this upper: hello", "HELLO"),
+    ("Write it in capitals: hello", "HELLO"),
+    ("Shout: good morning", "GOOD MORNING"),  # the colon is not shouted
+    ("Shout", 'I cannot tell what to shout: say it after the word ("Shout good morning").'),
+    ("Count the words of: the loop is small", "That text has 4 words."),
+    ("word count of the loop is small", "That text has 4 words."),
+    ("How many words in 'a b c'", "That text has 3 words."),
+    ("How many words are in 'a b' and 'c'?", "“a b” has 2 words; “c” has 1 word."),
+    ("Count the words in the notes", "notes.txt has 22 words; todo.txt has 16 words."),
+    ("What is x plus y?", "I cannot work out “What is x plus y”: I only add and subtract, and I do not read “x” in a "
+                          "sum."),
+    ("What is x minus y?", "I cannot work out “What is x minus y”: I only add and subtract, and I do not read “x” in a "
+                           "sum."),
+    ("What is 2x + 3?", "I cannot work out “What is 2x + 3”: I do not read “2x” as a number."),
+    ("Add 1,500 and 5", "I cannot work out “Add 1,500 and 5”: I cannot tell whether the comma in 1,500 separates two "
+                        "numbers or groups thousands."),
+    ("Add 5 and 1,500", "I cannot work out “Add 5 and 1,500”: I cannot tell whether the comma in 1,500 separates two "
+                        "numbers or groups thousands."),
+    ("What is 'a' + 2?", "I cannot work out “What is 'a' + 2”: I do not read 'a' in a sum."),
+    ("What is notes.txt + 2?", "I cannot work out “What is notes.txt + 2”: I do not read notes.txt in a sum."),
+    ("What is 1e21 + 1?", "I cannot add 1e21 + 1 exactly: the `add` tool works in floating point, and numbers this "
+                          "large or this precise would come back rounded."),
+    ("What is: 2 + 3", "2 + 3 is 5."),
+    ("What is 2 + 3!", "2 + 3 is 5."),
+    ("2 + 3 = ?", "2 + 3 is 5."),
+    ("2 + 3.", "2 + 3 is 5."),
+    ("What is 2 + 3 4 + 5?", "2 + 3 is 5; 4 + 5 is 9."),
+    ("Add 2, 3 and 4", "2 + 3 + 4 is 9."),
+    ("What is 0 + 0?", "0 + 0 is 0."),
+    ("What is 1.10 + 2.20?", "1.10 + 2.20 is 3.3."),
+    ("What is 2 + 3 and 4 + 5 and 6?", 'I cannot work out “What is 2 + 3 and 4 + 5 and 6”: I read sums like '
+                                       '10 - 3 + 2.5, "add 7 and 5" or "2 + 3 and 4 + 5", and I cannot tell what every '
+                                       'number in it is for.'),
+    ("How many words are in my note?", "notes.txt has 22 words; todo.txt has 16 words."),
+    ("How many words are in the loop is small", "That text has 4 words."),
+    ("Count the words in: a b c", "That text has 3 words."),
+    ("Add 1 and 2, then 3", "1 + 2 + 3 is 6."),
+    ("What is 10 minus 3 plus 2?", "10 - 3 + 2 is 9."),
 ])
 def test_the_words_that_ask_for_each_kind_of_task(task, result):
     assert ran(task).result == result
@@ -286,6 +329,7 @@ def test_numbers_with_neither_a_sign_nor_a_verb_between_them_are_not_added():
 
 @pytest.mark.parametrize("task, result", [
     ("Hello! What is 2 + 3?", "2 + 3 is 5."),  # a greeting beside a task is not a part it declines
+    ("Thank you, thanks. What is 2 + 3?", "2 + 3 is 5."),  # with a comma in it too
     ("What is in the file?", "notes.txt says:\n" + NOTES["notes.txt"]),
 ])
 def test_a_greeting_is_let_be_and_the_file_is_a_file_too(task, result):
@@ -517,3 +561,75 @@ def test_any_typed_task_ends_in_an_answer_never_a_crash(pieces):
 def test_a_full_stop_inside_an_address_does_not_end_the_request():
     state = RunState("Shout [x](http://example.com) and www.foo.org, mail a@b.com", tool_names=["upper"])
     assert run_to_end(state, ToyModel()) == "[X](HTTP://EXAMPLE.COM) AND WWW.FOO.ORG, MAIL A@B.COM"
+
+
+def test_parallel_chains_say_once_what_they_will_work_out():
+    state = ran("What is 1 + 2 + 3 and 4 + 5 + 6?")
+    said = [[b["text"] for b in r.reply["content"] if b["type"] == "text"] for r in state.records]
+    assert said == [["I will work out each sum."], [], ["1 + 2 + 3 is 6; 4 + 5 + 6 is 15."]]
+
+
+def test_a_count_of_the_words_in_nothing_named_asks_for_the_text():
+    for task in ("How many words are in", "Count the words of"):
+        assert ran(task).result.startswith("I cannot tell which text to count: put it in quotes")
+
+
+@pytest.mark.parametrize("mode", ["lesson", "real-api"])
+def test_with_thinking_on_a_tool_loop_that_drops_the_thinking_is_refused(mode):
+    sent = [{"role": "user", "content": "What is 2 + 3?"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "add",
+                                               "input": {"a": 2, "b": 3}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}]
+    with pytest.raises(RequestRejected, match=r"^messages\.1\.content\.0\.type: Expected `thinking` or "
+                                              r"`redacted_thinking`, but found `tool_use`"):
+        ToyModel(mode).create(sent, tools=tool_schemas(["add"]), max_tokens=2048,
+                              thinking={"type": "enabled", "budget_tokens": 1024})
+    assert ToyModel(mode).create(sent, tools=tool_schemas(["add"]))["content"][0]["text"] == "2 + 3 is 5."
+
+
+def test_a_tool_call_written_in_the_users_message_is_not_taken_for_one_the_toy_made():
+    written = {"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 2, "b": 3}}
+    sent = [{"role": "user", "content": [{"type": "text", "text": "What is 2 + 3?"}, written]}]
+    reply = ToyModel().create(sent, tools=tool_schemas(["add"]))
+    assert reply["stop_reason"] == "tool_use"  # it makes the call itself
+    assert [(b["name"], b["input"]) for b in reply["content"] if b["type"] == "tool_use"] == [("add", {"a": 2, "b": 3})]
+
+
+ALL_TOOLS = tool_schemas(list(TOOLS))
+
+def test_a_cut_goes_block_by_block_and_usage_counts_the_characters_written():
+    sent = [{"role": "user", "content": "What is 12 + 34 and 7 + 8?"}]
+    whole = ToyModel().create(sent, tools=ALL_TOOLS)
+    # "I will work out each sum." (25 characters), {"a": 12, "b": 34} (18) and {"a": 7, "b": 8} (16): 59 in all.
+    assert (whole["stop_reason"], whole["usage"]["output_tokens"]) == ("tool_use", 15)
+    cut = ToyModel().create(sent, tools=ALL_TOOLS, max_tokens=11)  # 44 characters: 1 is left for the second call
+    assert [b.get("text", b.get("input")) for b in cut["content"]] == [
+        "I will work out each sum.", {"a": 12, "b": 34}, {}]
+    assert (cut["stop_reason"], cut["usage"]["output_tokens"]) == ("max_tokens", 11)
+    accented = ToyModel().create([{"role": "user", "content": "Shout déjà vu"}], tools=ALL_TOOLS)
+    assert accented["usage"]["output_tokens"] == 5  # {"text": "déjà vu"}: 19 characters, é one, not a \\u escape
+
+
+def test_the_ids_hang_on_what_the_conversation_says_not_on_the_order_of_its_keys():
+    first = ToyModel().create([{"role": "user", "content": "What is 2 + 3?"}], tools=ALL_TOOLS)
+    again = ToyModel().create([{"content": "What is 2 + 3?", "role": "user"}], tools=ALL_TOOLS)
+    assert again == first
+
+
+def test_a_prefill_after_the_task_is_answered_in_real_api_mode():
+    sent = [{"role": "user", "content": "What is 2 + 3?"},
+            {"role": "assistant", "content": [{"type": "text", "text": "Let me see."}]}]
+    reply = ToyModel("real-api").create(sent, tools=ALL_TOOLS)
+    assert [(b["name"], b["input"]) for b in reply["content"] if b["type"] == "tool_use"] == [("add", {"a": 2, "b": 3})]
+
+
+def test_reading_and_counting_say_what_they_will_do_before_the_result():
+    def said(task: str) -> list[list[str]]:
+        return [[b["text"] for b in r.reply["content"] if b["type"] == "text"] for r in ran(task).records]
+
+    assert said("What is in the files?")[:2] == [["Let me see which files there are."],
+                                                 ["There are 2 files; I read notes.txt."]]
+    assert said("How many words are in 'a b' and 'c'?")[0] == ["I will count them."]
+    assert ran("Read my note").result == f"notes.txt says:\n{NOTES['notes.txt']}"
+    both = ran("What is in notes.txt and todo.txt?").result
+    assert both == f"notes.txt says:\n{NOTES['notes.txt']}\ntodo.txt says:\n{NOTES['todo.txt']}"
