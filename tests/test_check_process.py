@@ -7,6 +7,7 @@ process (tests/process_support.py), so checks run elsewhere are never counted.
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -86,3 +87,19 @@ def test_the_checks_process_gets_no_key_of_the_pages(monkeypatch):
     given = _environment()
     assert "ANTHROPIC_API_KEY" not in given and "sk-ant-not-for-the-check" not in repr(given)
     assert given["LOOP_SANDBOX_CHECK_SLOTS"] == "3" and given["PATH"] == os.environ["PATH"]
+
+
+def test_a_check_from_a_page_holding_more_than_1024_descriptors():
+    """A page holding a large class has hundreds of websockets open: the check's pipe lands past fd 1024."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"this machine allows {hard} descriptors a process")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        assert max(held) > 1024
+        assert all(check.passed for check in iter_check_apart(CORRECT_LOOP))
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -23,7 +23,7 @@ import contextlib
 import ctypes
 import json
 import os
-import select
+import selectors
 import signal
 import subprocess
 import sys
@@ -97,18 +97,21 @@ def _lines(process: subprocess.Popen, tick: Callable[[], None] | None) -> Iterat
     """The child's stdout line by line, with `tick` called while waiting for the next."""
     pending = b""
     out = process.stdout.fileno()
-    while True:
-        ready, _, _ = select.select([out], [], [], TICK_SECONDS)
-        if tick is not None:
-            tick()
-        if not ready:
-            continue
-        chunk = os.read(out, 65_536)
-        if not chunk:
-            return
-        pending += chunk
-        *whole, pending = pending.split(b"\n")
-        yield from whole
+    # A selector, not select.select: a page holding a large class has descriptors past select's 1024.
+    with selectors.DefaultSelector() as waiting:
+        waiting.register(out, selectors.EVENT_READ)
+        while True:
+            ready = waiting.select(TICK_SECONDS)
+            if tick is not None:
+                tick()
+            if not ready:
+                continue
+            chunk = os.read(out, 65_536)
+            if not chunk:
+                return
+            pending += chunk
+            *whole, pending = pending.split(b"\n")
+            yield from whole
 
 
 def _last_words(complaints: Any) -> str:
