@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+import resource
 import socket
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from browser_support import ROOT, SandboxServer
@@ -212,3 +214,20 @@ def test_four_learners_pressing_check_at_once_are_told_their_places_and_all_pass
     places = [[int(match.group(1)) for text in texts if (match := PLACE.search(text))] for texts in seen]
     assert max(max(shown, default=0) for shown in places) == 2, places  # the last saw the two before theirs
     assert all(shown == sorted(shown, reverse=True) for shown in places), places  # and never moved back
+
+
+def test_a_process_started_with_the_usual_1024_open_files_allows_a_class_of_them():
+    """Streamlit holds three sockets and an event descriptor a session: 1024 open files would stop near 250."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard <= 1024:
+        pytest.skip(f"this machine's hard limit of open files is {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))  # the server inherits the usual soft limit
+    try:
+        with SandboxServer() as server:
+            asyncio.run(visit_and_leave(server.url))  # the page's first run in the process
+            limits = (Path(f"/proc/{server.process.pid}/limits")).read_text()
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    row = next(line for line in limits.splitlines() if line.startswith("Max open files"))
+    allowed = row.split()[3]
+    assert allowed == ("unlimited" if hard == resource.RLIM_INFINITY else str(hard)) or int(allowed) > 1024, row

@@ -21,6 +21,11 @@ process because the page is all a deployment is sure to run (a bare
   `server.disconnectedSessionTTL` has passed. The limit is raised to
   DISCONNECTED_SESSIONS_KEPT; the time stays the config option's.
 
+- Open a class's worth of connections. Streamlit holds three sockets and an
+  event descriptor a session, connected or kept after a disconnect, so at the
+  usual soft limit of 1024 open files a process stops taking learners near 250
+  sessions. The soft limit is raised to the hard one (`allow_open_files`).
+
 And two things for the tail of a large class, both about Python's garbage
 collector, which holds the GIL while it runs, so every Step in flight waits:
 - A full collection walks every object the process holds. Most of them are the
@@ -47,6 +52,7 @@ import socket
 import stat
 import threading
 
+OPEN_FILES_UNLIMITED = 1 << 20  # asked for when the hard limit is "unlimited"
 COLLECT_AFTER = (5_000, 20, 20)  # gc.set_threshold: new objects before a young collection, then Python's ratios
 DISCONNECTED_SESSIONS_KEPT = 2_000  # a few classes' worth; a session in the store is about 0.2 MB
 SESSION_STORE_PATH = ("_session_mgr", "_session_storage", "_cache", "_maxsize")  # Streamlit 1.67's insides
@@ -61,13 +67,15 @@ _log = logging.getLogger(__name__)
 
 
 def hold_a_class() -> None:
-    """Once a process: TCP_NODELAY on the server's sockets, and room for a class's disconnected sessions."""
+    """Once a process: TCP_NODELAY on the server's sockets, room for a class's disconnected sessions, and
+    for their open files."""
     global _done_in_this_process
     if _done_in_this_process:
         return
     _done_in_this_process = True
     send_without_delay()
     keep_disconnected_sessions(DISCONNECTED_SESSIONS_KEPT)
+    allow_open_files()
 
 
 def send_without_delay() -> int:
@@ -107,6 +115,24 @@ def freeze_loaded_code(loading: threading.Thread | None) -> threading.Thread | N
     thread = threading.Thread(target=freeze, daemon=True, name="freeze-loaded-code")
     thread.start()
     return thread
+
+
+def allow_open_files() -> int:
+    """Raise this process's soft limit of open files to its hard limit (a class's sockets); the limit now, or
+    0 where there is no such limit (Windows)."""
+    try:
+        import resource  # POSIX only
+    except ImportError:
+        return 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, OPEN_FILES_UNLIMITED)
+    if wanted > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        except (ValueError, OSError) as exc:  # e.g. a hard limit the kernel caps lower (macOS)
+            _log.warning("could not allow more open files than %s: %s", soft, exc)
+            return soft
+    return max(wanted, soft)
 
 
 def keep_disconnected_sessions(count: int) -> bool:
