@@ -7,9 +7,12 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from page_support import choose_real, click, open_sandbox, open_tab, run
 from streamlit.testing.v1 import AppTest
 
+from agent.page.safe_text import as_code_block, clip_text
 from agent.real import running_server, script_json
 from agent.scripts import parse_script
 
@@ -238,3 +241,22 @@ def test_a_lone_surrogate_from_a_server_is_said_in_words_and_the_page_goes_on(at
     click(at, "Reset")
     click(at, "Step")
     assert at.session_state["run"].turn == 1
+
+
+LINES = hs.lists(hs.one_of(
+    hs.sampled_from(["```", "````", "   ```", "``` python", "~~~", "`", "``"]),  # fences and near-fences
+    hs.text(alphabet=hs.characters(whitelist_categories=("L", "N", "P", "S", "Zs"),
+                                              whitelist_characters="` "), max_size=20)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=LINES)
+def test_a_code_block_holds_any_text_whole_and_nothing_inside_can_close_it(lines):
+    text = "\n".join(lines)
+    block = as_code_block(text).split("\n")
+    fence = block[0]
+    assert block[-1] == fence and set(fence) == {"`"} and len(fence) >= 3
+    inside = block[1:-1]
+    assert "\n".join(inside) == clip_text(text)
+    # CommonMark closes a backtick block at a line of at least as many backticks, indented up to three spaces.
+    assert not any(line.lstrip(" ").startswith(fence) and len(line) - len(line.lstrip(" ")) <= 3 for line in inside)

@@ -92,8 +92,8 @@ def test_a_correct_loop_passes_every_script(at):
     assert [e.label.split("`")[1] for e in at.expander] == names
     assert all(e.label.endswith(":green[pass]") for e in at.expander) and not open_expanders(at)
     reference = next(e for e in at.expander if "`add_then_answer`" in e.label)
-    assert reference.code[0].value.splitlines() == ['turn 1: add {"a": 2, "b": 3} -> 5', "result: 2 + 3 is 5.",
-                                                    "messages sent each turn: 1, 3"]
+    assert reference.markdown[0].value.split("```")[1].strip().splitlines() == [
+        'turn 1: add {"a": 2, "b": 3} -> 5', "result: 2 + 3 is 5.", "messages sent each turn: 1, 3"]
     assert not at.error
 
 

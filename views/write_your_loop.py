@@ -31,8 +31,10 @@ from agent.exercise import (
     starter_source,
 )
 from agent.page import exercise_view
+from agent.page.safe_text import as_code_block
 
 ss = st.session_state
+NEWLINE = "\n"  # joins inside an f-string
 
 
 def write_loop_view() -> None:
@@ -144,9 +146,9 @@ def script_row(result: ScriptCheck, source: str, first_failure: bool) -> None:
 
 def script_result(result: ScriptCheck, source: str) -> None:
     """One script's verdict: the output that matched, or the failure with its evidence."""
-    if result.passed:
-        st.caption("Your loop printed exactly what the reference loop prints, and every request was accepted:")
-        st.code("\n".join(result.actual), language=None, wrap_lines=True)
+    if result.passed:  # one element, not a caption and a code box: a class's checks draw fourteen of these each
+        st.markdown(":gray[Your loop printed exactly what the reference loop prints, and every request was "
+                    f"accepted:]\n\n{as_code_block(NEWLINE.join(result.actual))}")
         return
     st.markdown(exercise_view.failure_headline(result))
     if result.mistake:

@@ -73,6 +73,16 @@ def as_code(value: Any, secret: str | None = None, limit: int = SHOWN_CHARS) -> 
     return f"{fence}{padded}{fence}"
 
 
+def as_code_block(text: str, limit: int = CODE_CHARS) -> str:
+    """Text from a stranger (a learner's output, say) as a markdown code block, shown exactly as written.
+
+    Its fence is longer than the longest run of backticks in the text, so no line of it can close the block.
+    """
+    text = clip_text(text, limit)
+    fence = "`" * max(3, max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return f"{fence}\n{text}\n{fence}"
+
+
 def as_text(value: Any, secret: str | None = None, limit: int = SHOWN_CHARS) -> str:
     """Any value from a script, a model, a tool or an upload, as markdown that shows it as plain text.
 
