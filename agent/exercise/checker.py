@@ -10,6 +10,7 @@ that shows them as they come.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -111,9 +112,14 @@ def exercise_script_names() -> list[str]:
     """The built-in scripts a loop is checked against by default, in the lesson's order: all but those that
     inject an API error, since the lesson's loop has no error handling and the reference's retry is the
     engine's, not the loop's."""
+    return list(_exercise_script_names())
+
+
+@functools.cache  # the built-in scripts are read once a process: a class's checks each ask
+def _exercise_script_names() -> tuple[str, ...]:
     names = [name for name in builtin_names() if not _has_error_entry(load_script(name))]
     rank = {name: i for i, name in enumerate(LESSON_ORDER)}
-    return sorted(names, key=lambda name: (rank.get(name, len(rank)), name))
+    return tuple(sorted(names, key=lambda name: (rank.get(name, len(rank)), name)))
 
 
 def reference_run(script: Script) -> RunState:
