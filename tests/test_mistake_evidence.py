@@ -1,20 +1,20 @@
 """Naming a mistake from its evidence, one rule at a time: the refused request's reason and messages, the
 requests a loop sent, its output beside the reference run's. Fast, so mutation testing can run them for every
-change to agent/exercise/mistakes.py (tests/test_exercise_naming.py names the labelled loops end to end)."""
+change to agent/exercise/mistakes.py or learner_source.py (tests/test_exercise_naming.py names the labelled
+loops end to end)."""
 
 from dataclasses import replace
 
 from agent.api.requests import check_messages
 from agent.exercise.judge import Observation
+from agent.exercise.learner_source import decision_line, own_turn_limit
 from agent.exercise.mistakes import (
     bad_request_mistake,
-    decision_line,
     exception_mistake,
     history_mistake,
     offending_index,
     output_lines,
     output_mistake,
-    own_turn_limit,
 )
 from agent.loop import RunState, console_lines, run_to_end
 from agent.models.fake import FakeModel

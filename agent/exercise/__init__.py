@@ -4,7 +4,8 @@
 `runner` starts the learner's code (`child.py`, a standalone script) walled
 off as well as the machine allows; `judge` plays the FakeModel for it from out
 of its reach; `verdict` holds each run against the reference loop's and
-`mistakes` names the classic mistakes; `check_queue` lets a class's checks
+`mistakes` names the classic mistakes (`mistake_words` says them, `learner_source`
+reads the learner's file for them); `check_queue` lets a class's checks
 take turns on the machine's cores, and `check_process` runs each in a process
 of its own, off the page's interpreter lock; `starter.py` is the file a learner
 begins from. Other wings use what this package names here.
@@ -27,7 +28,7 @@ from agent.exercise.checker import (
     reference_run,
     starter_source,
 )
-from agent.exercise.mistakes import MISTAKES
+from agent.exercise.mistake_words import MISTAKES
 from agent.exercise.runner import Limits, Protection, protection
 from agent.exercise.verdict import VERDICTS, BadRequest, RaisedError, ScriptCheck
 

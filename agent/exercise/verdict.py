@@ -14,16 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.exercise.judge import Observation
+from agent.exercise.learner_source import decision_line, own_turn_limit
+from agent.exercise.mistake_words import MISTAKES
 from agent.exercise.mistakes import (
-    MISTAKES,
     bad_request_mistake,
-    decision_line,
     exception_mistake,
     history_mistake,
     offending_index,
     output_lines,
     output_mistake,
-    own_turn_limit,
 )
 from agent.exercise.runner import PRINTED_BYTES, Limits
 from agent.loop import RunState, console_lines

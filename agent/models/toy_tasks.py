@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from agent.models.toy_clauses import Token, clauses
+
 CANNOT = "I cannot"
 """How every decline starts."""
 CAN_DO = ("I am a toy model: a few patterns, not a language model. I can add and subtract numbers "
@@ -34,22 +36,6 @@ CAN_DO = ("I am a toy model: a few patterns, not a language model. I can add and
 # of the smallest decimal place, each add's rounding error stays far under half of that place.
 _EXACT_BELOW = Decimal(10) ** 14
 
-_TOKEN = re.compile(r"""
-    (?P<quote>(?<!\w)["“'‘](?P<quoted>.*?)["”'’](?!\w))
-  | (?P<file>(?<![\w.-])[\w-]+\.(?:txt|md|csv|json|log)\b)
-  | (?P<num>(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?)(?!\w|\.\d)
-  | (?P<word>[^\W\d_][\w'’]*)
-  | (?P<mixed>\w+)
-  | (?P<op>[+\-−–])
-  | (?P<newline>\n)
-  | (?P<mark>\S)
-""", re.VERBOSE | re.DOTALL)
-_ENDS = {"?", "!", ";", "."}
-_JOINS = {",", "and", "then", "also"}
-# A clause starts anew after a join only when a new request follows ("..., and how many words ...").
-_STARTERS = {"what", "whats", "what's", "how", "count", "shout", "upper", "uppercase", "add", "sum", "total",
-             "read", "list", "show", "tell", "calculate", "compute", "work", "give", "can", "could", "please", "who",
-             "why", "where", "when", "which", "write", "say", "explain"}
 _FILLER = {"what", "whats", "what's", "is", "are", "the", "of", "please", "calculate", "compute", "work", "out",
            "tell", "me", "us", "can", "could", "would", "will", "you", "do", "does", "find", "give", "get", "result",
            "answer", "value", "equal", "equals", "hey", "hi", "hello", "quick", "question", "i", "need", "want",
@@ -61,54 +47,6 @@ _SUM_VERBS = {"add", "sum", "total"}
 _LIST_JOINS = {",", "and", "then", "to", "with"}
 _SIGNS = {"+": "+", "plus": "+", "-": "-", "−": "-", "–": "-", "minus": "-"}
 _REFERRING = {"this", "that", "these", "those", "it", "my", "your", "above", "below", "following", "here"}
-
-
-@dataclass
-class Token:
-    kind: str
-    """quote, file, num, word, mixed, op, newline or mark."""
-    text: str
-    start: int
-    end: int
-    quoted: str = ""
-    """For a quote: the text between the quotes."""
-
-    @property
-    def word(self) -> str:
-        return self.text.lower().replace("’", "'") if self.kind == "word" else self.text
-
-
-def tokens(task: str) -> list[Token]:
-    found = []
-    for match in _TOKEN.finditer(task):
-        kind = next(k for k in ("quote", "file", "num", "word", "mixed", "op", "newline", "mark") if match.group(k))
-        found.append(Token(kind, match.group(0), match.start(), match.end(), match.group("quoted") or ""))
-    return found
-
-
-def clauses(task: str) -> list[list[Token]]:
-    """The task's tokens, cut where one request ends and the next begins."""
-    found: list[list[Token]] = [[]]
-    toks = tokens(task)
-    for i, token in enumerate(toks):
-        if token.kind == "newline" or token.word in _ENDS and (token.word != "." or _ends_sentence(task, token)):
-            found.append([])
-            continue
-        if token.word in _JOINS and _new_request_after(toks, i):
-            found.append([])
-        if found[-1] or token.word not in _JOINS:  # the joins between two requests belong to neither
-            found[-1].append(token)
-    return [c for c in found if c]
-
-
-def _ends_sentence(task: str, token: Token) -> bool:
-    """Whether a full stop ends a sentence: one followed by a space or the end, not one inside `example.com`."""
-    return token.end == len(task) or task[token.end].isspace()
-
-
-def _new_request_after(toks: list[Token], i: int) -> bool:
-    following = next((t for t in toks[i + 1:] if t.word not in _JOINS), None)
-    return following is not None and following.word in _STARTERS
 
 
 @dataclass
