@@ -217,7 +217,7 @@ def branches_section(current: RunTree) -> None:
     picked_at.caption("The Export tab downloads the branch on screen as a script that replays it.")
     picked_at.download_button("Every branch (JSON)", current.to_json, file_name="run-tree.json",
                               mime="application/json", on_click="ignore", icon=":material/account_tree:")
-    map_at.graphviz_chart(branch_map(current))
+    map_at.graphviz_chart(branch_map(current).source)
     compare_section(current)
 
 

@@ -55,8 +55,9 @@ def run_view(run: RunState, shown: RunState, turn: int) -> None:
         # A box of its own for each setting: switching starts it scrolled to the top, not where the other was.
         with st.container(height=640, border=False, autoscroll=not whole,
                           key="run_graph_box_whole" if whole else "run_graph_box"):
+            # As DOT text: Streamlit takes only graphviz's own class, and the page's is a faster subclass (graph.py).
             st.graphviz_chart(change_the_past.marked_graph(
-                run_graph(shown, None if whole else GRAPH_TURNS, next_step=shown is run), shown))
+                run_graph(shown, None if whole else GRAPH_TURNS, next_step=shown is run), shown).source)
     with right:
         st.markdown("##### Console")
         with st.container(height=190 if shown.turn > 6 else "content", border=False, autoscroll=True):
@@ -142,7 +143,7 @@ def loop_view(shown: RunState, turn: int) -> None:
     st.caption(f"The lesson's `run_agent` (examples/correct_loop.py), with the lines {where} went through lit and "
                "the values they saw beside them. Below it, the same turn round the loop's cycle.")
     st.html(source_html(lesson_source(record, shown.result if ended else None)))
-    st.graphviz_chart(loop_diagram(record.branch if record else None))  # scrolls sideways rather than shrink
+    st.graphviz_chart(loop_diagram(record.branch if record else None).source)  # scrolls sideways rather than shrink
 
 
 def messages_view(shown: RunState, turn: int) -> None:

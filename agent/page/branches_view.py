@@ -16,7 +16,7 @@ import graphviz
 
 from agent.branches import Branch, RunTree
 from agent.loop import RunState, TurnRecord
-from agent.page.graph import FONT, INK, MUTED
+from agent.page.graph import FONT, INK, MUTED, Digraph
 from agent.summary import clip
 
 MARK_COLOURS = {"injected": "#e8590c", "edited": "#1971c2", "hand": "#2f9e44"}
@@ -49,11 +49,11 @@ def branch_caption(tree: RunTree, name: str) -> str:
     return f"{name}: {where} · {clip(standing, 48)}"
 
 
-def branch_map(tree: RunTree) -> graphviz.Digraph:
+def branch_map(tree: RunTree) -> Digraph:
     """The tree of branches: one node a branch, an edge from its parent labelled with the turn it left after."""
     # Top to bottom: a chain of forks grows down the panel, not across it; only sibling branches stand side by side.
     # Padding: the browser draws the edge labels in its own font, a little wider than graphviz measured them.
-    graph = graphviz.Digraph("branches", graph_attr={"rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.2",
+    graph = Digraph("branches", graph_attr={"rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.2",
                                                     "pad": "0.3"})
     graph.attr("node", shape="box", fontname=FONT, fontsize="12", fontcolor=INK, style="filled", margin="0.12,0.06")
     graph.attr("edge", fontname=FONT, fontsize="11", color=MUTED, fontcolor=MUTED, arrowsize="0.6")

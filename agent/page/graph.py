@@ -12,6 +12,9 @@ so the part already drawn keeps its place.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable, Mapping
+
 import graphviz
 
 from agent.loop import RunState, TurnRecord
@@ -42,12 +45,50 @@ QUIET_INK, QUIET_LINE = "#3e4c59", "#9aa5b1"
 TOOLTIP_CHARS = 1_000  # a node's hover text: the whole answer is in the console, the cards and the exports
 
 
+# `typed`: graphviz quotes nohtml("<b>") and "<b>" differently, and a plain cache would take one for the other.
+_quoted = functools.lru_cache(maxsize=4096, typed=True)(graphviz.quoting.quote)
+
+
+class Digraph(graphviz.Digraph):
+    """graphviz's Digraph, with the same DOT written faster: the run graph is built again on every Step.
+
+    graphviz quotes every name and value with regular expressions and checks every call's arguments; that was
+    a tenth of a Step's server time (py-spy, the load benchmark). Here the quoting is remembered (most values
+    are the same colours and styles every time) and nodes and edges skip the argument checks. The DOT is the
+    same, statement for statement (tests/test_graph.py builds both and compares).
+    """
+
+    _quote = staticmethod(_quoted)
+    _quote_edge = staticmethod(functools.lru_cache(maxsize=1024)(graphviz.quoting.quote_edge))  # node names
+
+    @staticmethod
+    def _attr_list(label: str | None = None, kwargs: Mapping[str, str] | None = None,
+                   attributes: Mapping[str, str] | Iterable[tuple[str, str]] | None = None) -> str:
+        parts = [f"label={_quoted(label)}"] if label is not None else []
+        for given in (kwargs, attributes):
+            if not given:
+                continue
+            pairs = given.items() if isinstance(given, Mapping) else given
+            if type(given) is dict:  # graphviz sorts a plain dict's items, as older Pythons kept no order
+                pairs = sorted(pairs)
+            parts += [f"{_quoted(name)}={_quoted(value)}" for name, value in pairs if value is not None]
+        return f" [{' '.join(parts)}]" if parts else ""
+
+    def node(self, name: str, label: str | None = None, _attributes=None, **attrs: str) -> None:
+        self.body.append(self._node(_quoted(name), self._attr_list(label, attrs, _attributes)))
+
+    def edge(self, tail_name: str, head_name: str, label: str | None = None, _attributes=None,
+             **attrs: str) -> None:
+        self.body.append(self._edge(tail=self._quote_edge(tail_name), head=self._quote_edge(head_name),
+                                    attr=self._attr_list(label, attrs, _attributes)))
+
+
 def _label(*lines: str) -> str:
     """Text for a DOT label: backslashes kept as written, lines broken with DOT's own \\n, never read as HTML."""
     return graphviz.nohtml("\\n".join(line.replace("\\", "\\\\") for line in lines))
 
 
-def _node(graph: graphviz.Digraph, name: str, label: str, kind: str, tooltip: str = "", **attrs: str) -> None:
+def _node(graph: Digraph, name: str, label: str, kind: str, tooltip: str = "", **attrs: str) -> None:
     fill, line = STYLES[kind]
     dashed = kind in ("next", "failed", "earlier")
     # Square corners on purpose: the browser's renderer samples every curved outline point by point, and
@@ -57,7 +98,7 @@ def _node(graph: graphviz.Digraph, name: str, label: str, kind: str, tooltip: st
                style="filled,dashed" if dashed else "filled", **attrs)
 
 
-def _call_nodes(graph: graphviz.Digraph, record: TurnRecord, ask: str) -> list[str]:
+def _call_nodes(graph: Digraph, record: TurnRecord, ask: str) -> list[str]:
     names = []
     for i, run in enumerate(record.tool_runs, start=1):
         name = f"call{record.turn}_{i}"
@@ -70,7 +111,7 @@ def _call_nodes(graph: graphviz.Digraph, record: TurnRecord, ask: str) -> list[s
     return names
 
 
-def _outcome_node(graph: graphviz.Digraph, state: RunState, record: TurnRecord) -> tuple[str, str]:
+def _outcome_node(graph: Digraph, state: RunState, record: TurnRecord) -> tuple[str, str]:
     kind = record.branch if record.branch in ("answer", "limit", "bad_request") else "stopped"
     title = {"answer": "answer", "limit": "turn limit", "bad_request": "bad request",
              "no_reply": "no reply"}.get(record.branch, "stopped")
@@ -78,13 +119,13 @@ def _outcome_node(graph: graphviz.Digraph, state: RunState, record: TurnRecord) 
     return "outcome", kind
 
 
-def run_graph(state: RunState, last_turns: int | None = None, next_step: bool = True) -> graphviz.Digraph:
+def run_graph(state: RunState, last_turns: int | None = None, next_step: bool = True) -> Digraph:
     """ask -> tool calls -> ask ... -> outcome; with `last_turns`, earlier turns fold into one node.
 
     `next_step=False` leaves out the dashed node of where the next Step goes: a run looked back at has no
     next Step from there.
     """
-    graph = graphviz.Digraph("run", graph_attr={"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
+    graph = Digraph("run", graph_attr={"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
                                                  "bgcolor": "transparent", "fontname": FONT})
     graph.attr("node", shape="box", fontname=FONT, fontsize="13", fontcolor=INK, margin="0.14,0.07", height="0.3")
     graph.attr("edge", color=MUTED, arrowsize="0.6")
@@ -179,13 +220,13 @@ PATHS = {
 }
 
 
-def loop_diagram(branch: str | None) -> graphviz.Digraph:
+def loop_diagram(branch: str | None) -> Digraph:
     """The loop's cycle with the path of `branch` (a turn record's branch, or None before any turn) lit."""
     path = PATHS.get(branch, [])
     lit_edges = set(zip(path, path[1:], strict=False))
     lit_nodes = set(path)
     last = path[-1] if path and branch != "tool_use" else (path[-2] if path else None)
-    graph = graphviz.Digraph("loop", graph_attr={"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.28",
+    graph = Digraph("loop", graph_attr={"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.28",
                                                   "bgcolor": "transparent"})
     graph.attr("node", fontname=FONT, fontsize="13", style="filled", height="0.3", margin="0.08,0.03")
     graph.attr("edge", fontname=FONT, fontsize="13", arrowsize="0.6")

@@ -190,10 +190,12 @@ def sent_words(messages: int, whole_messages: int, threaded: bool) -> list[str]:
 
 def sent_by_turn(state: RunState, record: TurnRecord, model_name: str = "") -> Sent:
     """What a turn sent, counted in messages and in the bytes of the whole request body (the model named first)."""
+    size = request_size(request_sent(state, record, model_name))
+    if record.thread is None:  # it sent the whole array: the same body, not measured twice (a Step draws this)
+        return Sent(record.messages_sent, size, record.sent, size, None, record.thread_lost)
     whole = TurnRecord(record.turn, record.sent)
-    return Sent(record.messages_sent, request_size(request_sent(state, record, model_name)), record.sent,
-                request_size(request_sent(state, whole, model_name)),
-                None if record.thread is None else str(record.thread.get("type")), record.thread_lost)
+    return Sent(record.messages_sent, size, record.sent, request_size(request_sent(state, whole, model_name)),
+                str(record.thread.get("type")), record.thread_lost)
 
 
 def thread_note(sent: Sent) -> str | None:
