@@ -72,6 +72,9 @@ async def check_learner(url: str, joined: asyncio.Semaphore, start: asyncio.Even
     seen.passed = seen.verdict.endswith("well done.")
 
 
+SLOWEST_SHOWN = 5  # the Steps that make a window's p95: is it one moment of the checks, or all of it?
+
+
 def check_report(checks: list[CheckSeen], started: int, steps: list[tuple[float, float]],
                  window: tuple[float, float], alone_p95: float | None) -> list[str]:
     """The level's lines about its checks, and the Steps pressed while they ran against those pressed while none
@@ -97,6 +100,9 @@ def check_report(checks: list[CheckSeen], started: int, steps: list[tuple[float,
     lines.append(f"      Steps while the checks ran ({end - first:.1f} s): {len(during)}, p50 {median(during):.0f} / "
                  f"p95 {during_p95:.0f} ms; with no check running: {len(quiet)}, p50 {median(quiet):.0f} / p95 "
                  f"{quiet_p95:.0f} ms; p95 {during_p95 / quiet_p95:.2f}x no check's{alone}")
+    slowest = sorted(((ms, at - first) for at, ms in steps if first <= at <= end), reverse=True)[:SLOWEST_SHOWN]
+    lines.append("      the slowest Steps beside the checks, and when they were pressed: " + ", ".join(
+        f"{ms:.0f} ms at +{after:.2f} s" for ms, after in slowest))  # at +0.0x s: the 30 presses' own page runs
     return lines
 
 

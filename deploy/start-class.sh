@@ -31,6 +31,10 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 143' TERM INT
 
+# Each process runs as many checks at once as it has slots (one a core by default): K processes on one machine
+# share its cores, so each gets its share, or K times the cores' worth of checks would run together.
+export LOOP_SANDBOX_CHECK_SLOTS="${LOOP_SANDBOX_CHECK_SLOTS:-$(( $(nproc) / K > 0 ? $(nproc) / K : 1 ))}"
+
 cd "$(dirname "$APP")"  # Streamlit reads .streamlit/config.toml from the folder it starts in
 for i in $(seq 1 "$K"); do
   port=$((BACKEND_PORT + i - 1))

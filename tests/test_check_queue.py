@@ -74,13 +74,25 @@ def test_the_place_in_words():
     assert "your check is next" in place_words(0)
 
 
-def test_one_slot_a_core_unless_the_environment_says(monkeypatch):
+def test_one_slot_a_core_unless_the_environment_says(monkeypatch, tmp_path):
+    no_quota = tmp_path / "no-cgroup"  # this machine's own cgroup may have a quota: not read here
     monkeypatch.delenv("LOOP_SANDBOX_CHECK_SLOTS", raising=False)
-    assert default_slots() == len(os.sched_getaffinity(0))
+    assert default_slots(no_quota) == len(os.sched_getaffinity(0))
     monkeypatch.setenv("LOOP_SANDBOX_CHECK_SLOTS", "3")
     assert CheckQueue().slots == 3
     monkeypatch.setenv("LOOP_SANDBOX_CHECK_SLOTS", "lots")
-    assert default_slots() == len(os.sched_getaffinity(0))
+    assert default_slots(no_quota) == len(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize(("cpu_max", "slots"), [("100000 100000\n", 1), ("250000 100000\n", 2),
+                                                 ("50000 100000\n", 1), ("max 100000\n", None), ("", None)])
+def test_a_containers_cpu_limit_caps_the_slots(monkeypatch, tmp_path, cpu_max, slots):
+    """Kubernetes' CPU limit is a cgroup quota: the pod still sees (and may run on) every core of its node,
+    so one check a core would start a check for each of a 64-core node's cores on a pod given one."""
+    monkeypatch.delenv("LOOP_SANDBOX_CHECK_SLOTS", raising=False)
+    (quota := tmp_path / "cpu.max").write_text(cpu_max)
+    cores = len(os.sched_getaffinity(0))
+    assert default_slots(quota) == (min(cores, slots) if slots else cores)
 
 
 def test_a_class_pressing_check_at_once_all_complete_never_more_than_the_slots_at_a_time():

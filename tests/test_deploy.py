@@ -137,6 +137,16 @@ def test_sessions_spread_over_both_processes_and_each_comes_back_to_its_own(clas
     assert [(same, shown) for _, same, shown in results] == [(True, f"turn {n} of 40") for n in (1, 2, 3, 4)]
 
 
+def test_the_processes_share_the_machines_cores_for_checks(class_set):
+    """One check a core in each of K processes would run K times the cores' worth of checks at once: the start
+    script gives each process its share (measured before: the Steps beside 30 checks through the proxy were
+    slower than on one process)."""
+    expected = os.environ.get("LOOP_SANDBOX_CHECK_SLOTS") or str(max(1, len(os.sched_getaffinity(0)) // 2))  # nproc
+    for server in class_set.backends:
+        environ = Path(f"/proc/{class_set.pid_of(server)}/environ").read_bytes().split(b"\0")
+        assert f"LOOP_SANDBOX_CHECK_SLOTS={expected}".encode() in environ, server
+
+
 def test_a_process_that_dies_gives_its_learners_a_fresh_session_at_once_not_a_hang(class_set):
     """Its websocket closes; the browser's reconnect (same cookie, same session id) lands on the other process."""
 
@@ -200,6 +210,9 @@ def test_kubernetes_manifest_has_readiness_affinity_and_autoscaling():
     assert re.search(r"readinessProbe:\s+httpGet:\s+path: /_stcore/health\s+port: 8501", deployment)
     assert "containerPort: 8501" in deployment
     assert "seccompProfile" in deployment and "Unconfined" in deployment  # bubblewrap's namespaces
+    slots = re.search(r'name: LOOP_SANDBOX_CHECK_SLOTS\s+value: "(\d+)"', deployment)
+    cpu = re.search(r'requests: \{cpu: "(\d+)"', deployment)
+    assert slots and cpu and slots.group(1) == cpu.group(1)  # checks at once: the cores the pod asks for
     ingress = documents["Ingress"]
     assert 'nginx.ingress.kubernetes.io/affinity: "cookie"' in ingress
     assert "nginx.ingress.kubernetes.io/proxy-read-timeout" in ingress  # websockets outlive the default 60 s

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
+from pathlib import Path
 
 SLOTS_ENV = "LOOP_SANDBOX_CHECK_SLOTS"
 MAX_WAITING = 500  # a queue this long would keep its last learner waiting minutes: say so instead of queueing
@@ -131,15 +132,31 @@ class CheckQueue:
             return len(self._running), len(self._waiting)
 
 
-def default_slots() -> int:
-    """One check per core (the CPUs this process may use), unless LOOP_SANDBOX_CHECK_SLOTS says otherwise."""
+CPU_QUOTA = Path("/sys/fs/cgroup/cpu.max")  # cgroup v2: "<quota> <period>" in µs, or "max <period>"
+
+
+def default_slots(quota_file: Path = CPU_QUOTA) -> int:
+    """One check per core this process may use, unless LOOP_SANDBOX_CHECK_SLOTS says otherwise.
+
+    The cores it may use: those it may run on, and no more than its CPU quota (a container's CPU limit,
+    as Kubernetes sets it, leaves the node's every core in the affinity mask)."""
     named = os.environ.get(SLOTS_ENV, "").strip()
     if named.isdigit() and int(named) > 0:
         return int(named)
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    return min(cores, _quota_cores(quota_file) or cores)
+
+
+def _quota_cores(quota_file: Path) -> int | None:
+    """The CPU quota in whole cores (at least one), or None when there is none or it cannot be read."""
+    try:
+        quota, period = quota_file.read_text().split()[:2]
+        return max(1, int(quota) // int(period))
+    except (OSError, ValueError):  # no cgroup v2 here, or "max": no quota
+        return None
 
 
 _shared: CheckQueue | None = None
