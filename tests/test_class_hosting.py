@@ -235,8 +235,8 @@ def test_a_process_started_with_the_usual_1024_open_files_allows_a_class_of_them
 
 
 def test_a_step_does_not_pay_for_watching_the_pages_source():
-    """After every run, Step included, Streamlit's file watcher walks every module the process has loaded (13 %
-    of a Step's server time in the load benchmark). The page is served with it off; the browser tests turn it
-    off on their own command line, so only the settings file says what a class gets."""
+    """After every run, Step included, Streamlit's file watcher walks every module the process has loaded
+    (13 % of a Step's server time in a py-spy profile under load). The page is served with it off; the browser
+    tests turn it off on their own command line, so only the settings file says what a class gets."""
     settings = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert settings["server"]["fileWatcherType"] == "none"

@@ -54,7 +54,7 @@ def branch_map(tree: RunTree) -> Digraph:
     # Top to bottom: a chain of forks grows down the panel, not across it; only sibling branches stand side by side.
     # Padding: the browser draws the edge labels in its own font, a little wider than graphviz measured them.
     graph = Digraph("branches", graph_attr={"rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.2",
-                                                    "pad": "0.3"})
+                                            "pad": "0.3"})
     graph.attr("node", shape="box", fontname=FONT, fontsize="12", fontcolor=INK, style="filled", margin="0.12,0.06")
     graph.attr("edge", fontname=FONT, fontsize="11", color=MUTED, fontcolor=MUTED, arrowsize="0.6")
     for number, branch in enumerate(tree.branches.values()):

@@ -61,7 +61,7 @@ class Digraph(graphviz.Digraph):
     """
 
     _quote = staticmethod(_quoted)
-    _quote_edge = staticmethod(functools.lru_cache(maxsize=1024, typed=True)(graphviz.quoting.quote_edge))  # node names
+    _quote_edge = staticmethod(functools.lru_cache(maxsize=1024, typed=True)(graphviz.quoting.quote_edge))
 
     @staticmethod
     def _attr_list(label: str | None = None, kwargs: Mapping[str, str] | None = None,
@@ -128,7 +128,7 @@ def run_graph(state: RunState, last_turns: int | None = None, next_step: bool = 
     next Step from there.
     """
     graph = Digraph("run", graph_attr={"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
-                                                 "bgcolor": "transparent", "fontname": FONT})
+                                       "bgcolor": "transparent", "fontname": FONT})
     graph.attr("node", shape="box", fontname=FONT, fontsize="13", fontcolor=INK, margin="0.14,0.07", height="0.3")
     graph.attr("edge", color=MUTED, arrowsize="0.6")
     _node(graph, "task", _label("task", clip(state.task, 48)), "task", state.task)
@@ -229,7 +229,7 @@ def loop_diagram(branch: str | None) -> Digraph:
     lit_nodes = set(path)
     last = path[-1] if path and branch != "tool_use" else (path[-2] if path else None)
     graph = Digraph("loop", graph_attr={"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.28",
-                                                  "bgcolor": "transparent"})
+                                        "bgcolor": "transparent"})
     graph.attr("node", fontname=FONT, fontsize="13", style="filled", height="0.3", margin="0.08,0.03")
     graph.attr("edge", fontname=FONT, fontsize="13", arrowsize="0.6")
     for name, text, shape in CYCLE_NODES:
