@@ -76,11 +76,11 @@ from class_check import CHECK_LIMIT, check_learner, check_problems, check_report
 from load_servers import (  # noqa: E402
     CpuSampler,
     OneProcess,
-    ProxySet,
     as_streamlit_ships_it,
     collector_pauses,
     process_cpu_seconds,
     process_rss_mb,
+    proxy_set,
     runqueue_wait_seconds,
     sessions_held,
     settle,
@@ -269,9 +269,9 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
     with tempfile.TemporaryDirectory() as probe:
         probe_dir = Path(probe)
         target = (OneProcess(app, options, probe_dir) if target_kind == "one"
-                  else ProxySet(app, options, probe_dir, args.k))
+                  else proxy_set(app, options, probe_dir, args.k))
         try:
-            for backend in target.backends:  # the page's imports and caches, once a process, not counted
+            for backend in target.backends.values():  # the page's imports and caches, once a process, not counted
                 asyncio.run(visit_and_leave(backend))
             idle_cpu = settle(target.pids)  # the SDK's background import and the freeze after it: not idle RSS
             if page == "shipped":
@@ -293,7 +293,7 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
             pauses = collector_pauses(target.pids, probe_dir, tally.window)
             window_cpu = sampler.between(*tally.window) - idle_cpu * (tally.window[1] - tally.window[0])
             time.sleep(args.ttl + 1.5)  # every learner has gone; their sessions' time runs out
-            for backend in target.backends:
+            for backend in target.backends.values():
                 asyncio.run(visit_and_leave(backend))  # a disconnect makes Streamlit drop the expired ones
             time.sleep(0.5)
             held = sessions_held(target.pids, probe_dir)

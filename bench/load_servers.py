@@ -9,17 +9,13 @@ would for a class.
 from __future__ import annotations
 
 import os
-import signal
 import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
-from browser_support import ROOT, SandboxServer, consecutive_free_ports, free_port
+from browser_support import ClassSet, SandboxServer
 from probed_streamlit import ask
 from streamlit_session import server_tcp_sockets
 
@@ -43,20 +39,6 @@ def runqueue_wait_seconds(pid: int) -> float:
     return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
 
 
-def wait_healthy(url: str, timeout: float = 60, process: subprocess.Popen | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"the start script exited with {process.returncode} before {url} was healthy")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise TimeoutError(f"{url} did not answer /_stcore/health within {timeout}s")
-
-
 class OneProcess:
     """One `streamlit run` of the page."""
 
@@ -64,42 +46,23 @@ class OneProcess:
         self.server = SandboxServer(app, options=options, streamlit=PROBE, env={"LOAD_PROBE_DIR": str(probe_dir)})
         self.server.__enter__()
         self.url = self.server.url
-        self.backends = [self.url]
+        self.backends = {"st1": self.url}
         self.pids = [self.server.process.pid]
 
     def stop(self) -> None:
         self.server.stop()
 
 
-class ProxySet:
-    """deploy/start-class.sh: K processes of the page behind HAProxy, all on loopback."""
-
-    def __init__(self, app: Path, options: list[str], probe_dir: Path, k: int) -> None:
-        self.run_dir = Path(tempfile.mkdtemp(prefix="class-load-"))
-        first = consecutive_free_ports(k)
-        proxy_port = free_port()
-        env = {**os.environ, "K": str(k), "APP": str(app), "PROXY_PORT": str(proxy_port),
-               "BACKEND_PORT": str(first), "RUN_DIR": str(self.run_dir), "LOAD_PROBE_DIR": str(probe_dir),
-               "STREAMLIT": " ".join([sys.executable, *PROBE])}
-        self.script = subprocess.Popen([str(ROOT / "deploy" / "start-class.sh"), *options], env=env,
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
-        self.url = f"http://127.0.0.1:{proxy_port}"
-        self.backends = [f"http://127.0.0.1:{first + i}" for i in range(k)]
-        try:
-            for url in self.backends + [self.url]:
-                wait_healthy(url, process=self.script)
-        except BaseException:
-            self.stop()
-            raise
-        self.pids = [int((self.run_dir / f"st{i}.pid").read_text()) for i in range(1, k + 1)]
-
-    def stop(self) -> None:
-        self.script.send_signal(signal.SIGTERM)  # the script stops its processes and HAProxy
-        try:
-            self.script.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.script.pid, signal.SIGKILL)
-            self.script.wait()
+def proxy_set(app: Path, options: list[str], probe_dir: Path, k: int) -> ClassSet:
+    """deploy/start-class.sh: K processes of the page behind HAProxy, all on loopback, each probed."""
+    running = ClassSet(k, Path(tempfile.mkdtemp(prefix="class-load-")), app, options, streamlit=PROBE,
+                       env={"LOAD_PROBE_DIR": str(probe_dir)})
+    try:
+        running.wait_until_healthy()
+    except BaseException:
+        running.stop()
+        raise
+    return running
 
 
 def as_streamlit_ships_it(pid: int) -> None:

@@ -17,12 +17,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from browser_support import ROOT, free_port  # noqa: E402
+from browser_support import ROOT, free_port, wait_healthy  # noqa: E402
 from class_load import RUNAWAY_TITLE, shown_turn  # noqa: E402
-from load_servers import process_cpu_seconds, wait_healthy  # noqa: E402
+from load_servers import process_cpu_seconds  # noqa: E402
 from streamlit_session import StreamlitSession  # noqa: E402
 
 
@@ -34,7 +35,7 @@ def start(folder: Path, home: str) -> tuple[subprocess.Popen, str]:
                                env={"PATH": "/usr/bin:/bin", "HOME": home, "PYTHONPATH": str(folder)},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
-    wait_healthy(url, process=process)
+    wait_healthy(url, process, time.monotonic() + 60, lambda: "(its output is not kept)")
     return process, url
 
 

@@ -1,20 +1,22 @@
 """Starting the page and a browser for browser tests and benchmarks.
 
 `SandboxServer` runs `streamlit run sandbox_app.py` on 127.0.0.1 and a free
-port and waits for `/_stcore/health`; `launch_chromium` starts Debian's
-Chromium (/usr/bin/chromium) through Playwright. Playwright's own browser
-download is never used.
+port and waits for `/_stcore/health`; `ClassSet` runs deploy/start-class.sh (K
+of them behind HAProxy); `launch_chromium` starts Debian's Chromium
+(/usr/bin/chromium) through Playwright. Playwright's own browser download is
+never used.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,17 +75,7 @@ class SandboxServer:
                                             env=env)
 
     def wait_until_healthy(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {self.process.returncode}: {self.log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.2)
-        raise TimeoutError(f"streamlit did not answer /_stcore/health within {timeout}s")
+        wait_healthy(self.url, self.process, time.monotonic() + timeout, lambda: self.log.read_text()[-2000:])
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -104,6 +96,66 @@ class SandboxServer:
 
     def __exit__(self, *_: Any) -> None:
         self.stop()
+
+
+class ClassSet:
+    """deploy/start-class.sh: K processes of the page behind HAProxy, on free loopback ports; `stop()` ends it
+    and all it started. `options` go to every `streamlit run`; `streamlit` is how python starts Streamlit."""
+
+    def __init__(self, k: int, run_dir: Path, app: Path = ROOT / "sandbox_app.py", options: Sequence[str] = (),
+                 streamlit: Sequence[str] = ("-m", "streamlit"), env: dict[str, str] | None = None) -> None:
+        self.run_dir = run_dir
+        self.proxy_port, first = free_port(), consecutive_free_ports(k)
+        env = {**os.environ, "K": str(k), "APP": str(app), "PROXY_PORT": str(self.proxy_port),
+               "BACKEND_PORT": str(first), "RUN_DIR": str(run_dir), "STREAMLIT": " ".join([sys.executable, *streamlit]),
+               **(env or {})}
+        env.pop("ANTHROPIC_API_KEY", None)  # the page under test never sees a real key
+        self.script = subprocess.Popen([str(ROOT / "deploy" / "start-class.sh"), *options], env=env,
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        self.url = f"http://127.0.0.1:{self.proxy_port}"
+        self.backends = {f"st{i + 1}": f"http://127.0.0.1:{first + i}" for i in range(k)}
+
+    def wait_until_healthy(self, timeout: float = 90) -> None:
+        deadline = time.monotonic() + timeout
+        for url in [*self.backends.values(), self.url]:
+            wait_healthy(url, self.script, deadline, lambda: self.script.stdout.read().decode()[-2000:])
+
+    def pid_of(self, server: str) -> int:
+        return int((self.run_dir / f"{server}.pid").read_text())
+
+    @property
+    def pids(self) -> list[int]:
+        return [self.pid_of(server) for server in self.backends]
+
+    def stop(self) -> None:
+        if self.script.poll() is None:
+            self.script.send_signal(signal.SIGTERM)  # the script stops its processes and HAProxy
+            try:
+                self.script.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.script.pid, signal.SIGKILL)
+                self.script.wait()
+        self.script.stdout.close()
+
+
+def healthy(url: str) -> bool:
+    """Whether `url` answers Streamlit's /_stcore/health now."""
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def wait_healthy(url: str, process: subprocess.Popen, deadline: float, said: Callable[[], str]) -> None:
+    """Until `url` is healthy; at once, with what the process `said`, if it exits first; by `deadline`
+    (monotonic) at the latest."""
+    while not healthy(url):
+        if process.poll() is not None:
+            raise RuntimeError(f"{process.args} exited with {process.returncode}: {said()}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{url} did not answer /_stcore/health in time")
+        time.sleep(0.2)
 
 
 def launch_chromium(playwright: Any) -> Any:

@@ -4,20 +4,10 @@ The page is served with one slot (`LOOP_SANDBOX_CHECK_SLOTS=1`), so the second l
 first's and the third's for both; Cancel in the first lets the others move up, and every check completes.
 """
 
-import pytest
-from browser_support import SandboxServer
 from test_browser import chromium, no_exception_box, shot  # noqa: F401  pytest fixtures and helpers
+from test_class_hosting import one_slot  # noqa: F401  a pytest fixture
 from test_exercise import CORRECT_LOOP
 from test_exercise_browser import HANGS_AFTER_THE_FIRST, open_exercise
-
-
-@pytest.fixture(scope="module")
-def one_slot():
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("LOOP_SANDBOX_CHECK_SLOTS", "1")
-        server = SandboxServer()  # it takes the environment as it is now
-    with server:
-        yield server
 
 
 def test_each_learner_sees_their_place_and_cancel_lets_the_others_move_up(chromium, one_slot):  # noqa: F811

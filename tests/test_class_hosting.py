@@ -190,10 +190,8 @@ def test_a_learner_opened_on_the_exercise_stays_there_and_their_check_passes(san
 
 @pytest.fixture(scope="module")
 def one_slot():
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("LOOP_SANDBOX_CHECK_SLOTS", "1")
-        server = SandboxServer()  # it takes the environment as it is now
-    with server:
+    """The page with one check slot: a second check waits for the first."""
+    with SandboxServer(env={"LOOP_SANDBOX_CHECK_SLOTS": "1"}) as server:
         yield server
 
 

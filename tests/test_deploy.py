@@ -13,15 +13,13 @@ import os
 import re
 import shutil
 import signal
-import subprocess
-import sys
 import time
 import urllib.request
 from http.cookies import SimpleCookie
 from pathlib import Path
 
 import pytest
-from browser_support import ROOT, consecutive_free_ports, free_port
+from browser_support import ROOT, ClassSet, healthy
 from streamlit_session import SessionGone, StreamlitSession
 
 from views.serving import SESSION_LOST
@@ -37,51 +35,6 @@ def need_haproxy() -> None:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail("CI needs HAProxy for the proxy tests: apt-get install haproxy")
     pytest.skip("HAProxy is not installed: apt-get install haproxy")
-
-
-class ClassSet:
-    """deploy/start-class.sh with K processes, on free loopback ports; `stop()` ends it and all it started."""
-
-    def __init__(self, k: int, run_dir: Path) -> None:
-        self.run_dir = run_dir
-        self.proxy_port, first = free_port(), consecutive_free_ports(k)
-        env = {**os.environ, "K": str(k), "PROXY_PORT": str(self.proxy_port), "BACKEND_PORT": str(first),
-               "RUN_DIR": str(run_dir), "STREAMLIT": f"{sys.executable} -m streamlit"}
-        env.pop("ANTHROPIC_API_KEY", None)
-        self.script = subprocess.Popen([str(DEPLOY / "start-class.sh")], env=env, stdout=subprocess.PIPE,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
-        self.url = f"http://127.0.0.1:{self.proxy_port}"
-        self.backends = {f"st{i + 1}": f"http://127.0.0.1:{first + i}" for i in range(k)}
-
-    def wait_until_healthy(self, timeout: float = 90) -> None:
-        deadline = time.monotonic() + timeout
-        for url in [*self.backends.values(), self.url]:
-            while not healthy(url):
-                if self.script.poll() is not None:
-                    raise RuntimeError(f"start-class.sh exited: {self.script.stdout.read().decode()[-2000:]}")
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"{url} not healthy within {timeout}s")
-                time.sleep(0.3)
-
-    def pid_of(self, server: str) -> int:
-        return int((self.run_dir / f"{server}.pid").read_text())
-
-    def stop(self) -> None:
-        if self.script.poll() is None:
-            self.script.send_signal(signal.SIGTERM)
-            try:
-                self.script.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.script.pid, signal.SIGKILL)
-                self.script.wait()
-
-
-def healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def page_load(url: str, cookie: str = "") -> str:

@@ -39,7 +39,7 @@ collector, which holds the GIL while it runs, so every Step in flight waits:
   session, came every 3 s. COLLECT_AFTER objects instead: a fraction of the
   collector's time and far shorter pauses (bench/class_load.py's GC columns).
 
-tests/test_class_hosting.py runs a real `streamlit run` and fails if either
+tests/test_class_hosting.py runs a real `streamlit run` and fails if any of this
 stops holding (say, Streamlit moves its socket or its session storage).
 """
 
