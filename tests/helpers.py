@@ -1,5 +1,11 @@
 """Small builders shared by the engine tests."""
 
+import importlib
+import os
+from types import ModuleType
+
+import pytest
+
 from agent.api.signing import sign
 from agent.loop import RunState
 from agent.models.fake import FakeModel
@@ -33,3 +39,18 @@ def fake_run(*replies, task="What is 2 + 3?", tools=None, max_turns=40, mode="le
                            **({"tools": tools} if tools is not None else {})}, name="test")
     state = RunState(script.task, tool_names=script.tools, max_turns=max_turns, **settings)
     return state, FakeModel(script, mode=mode)
+
+
+def peer(module: str) -> ModuleType:
+    """A client library of the `peers` extra, or a skip that says how to get it.
+
+    Under CI=true a missing one fails, except in the run `.ci/run` makes before it installs the extra
+    (`LOOP_SANDBOX_PEERS=later`): that run is the README's test command on a venv holding nothing else.
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        message = f'{module} is not installed: pip install -e ".[peers]" runs these conformance tests'
+        if os.environ.get("CI") == "true" and os.environ.get("LOOP_SANDBOX_PEERS") != "later":
+            pytest.fail(message)
+        pytest.skip(message)

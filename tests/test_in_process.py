@@ -1,9 +1,8 @@
-"""The in-process transport: the SDK and raw httpx answered from a FakeModel, with no socket opened."""
+"""The in-process transport: the SDK and raw httpx2 or httpx answered from a FakeModel, with no socket opened."""
 
 import socket
 
 import anthropic
-import httpx
 import httpx2
 import pytest
 
@@ -11,6 +10,7 @@ from agent.loop import RunState, console_lines, run_to_end
 from agent.real import AnthropicModel
 from agent.real.testing import FakeModelTransport, script_of, serve_script
 from agent.scripts import load_script
+from helpers import peer
 
 
 @pytest.fixture
@@ -47,10 +47,13 @@ def test_a_scripts_error_is_answered_in_the_apis_shape_and_the_sdk_retries_it(no
     assert not api.failed_checks  # an error the script plays on purpose breaks no rule
 
 
-def test_raw_httpx_is_answered_too_and_a_wrong_route_in_the_apis_words(no_sockets):
+@pytest.mark.parametrize("client_module", ["httpx2", "httpx"])  # the SDK's own, and the one most projects have
+def test_a_raw_client_is_answered_too_and_a_wrong_route_in_the_apis_words(no_sockets, client_module):
+    http_module = httpx2 if client_module == "httpx2" else peer("httpx")
     transport = FakeModelTransport(script_of(replies=[{"stop_reason": "end_turn", "content": [
         {"type": "text", "text": "Hi."}]}]))
-    with httpx.Client(transport=transport, base_url="http://stand-in.invalid") as http:
+    with http_module.Client(transport=transport, base_url="http://stand-in.invalid",
+                            headers={"x-api-key": "any"}) as http:
         answered = http.post("/v1/messages", json={"model": "m", "max_tokens": 9,
                                                     "messages": [{"role": "user", "content": "Hello"}]})
         lost = http.get("/v1/nowhere")

@@ -4,7 +4,7 @@ import json
 import time
 
 import anthropic
-import httpx
+import httpx2
 import pytest
 
 from agent.loop import RunState, console_lines, describe_error, reopen, run_agent, run_to_end, step
@@ -281,7 +281,7 @@ def test_a_lost_connection_or_a_timeout_is_tried_again(error):
         def create(self, messages, **_):
             self.calls += 1
             if self.calls == 1:
-                raise error(request=httpx.Request("POST", "http://127.0.0.1/v1/messages"))
+                raise error(request=httpx2.Request("POST", "http://127.0.0.1/v1/messages"))
             return {"stop_reason": "end_turn", "content": [text("ok")]}
     model = Failing()
     assert run_to_end(RunState("hi"), model) == "ok" and model.calls == 2

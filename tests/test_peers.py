@@ -3,7 +3,8 @@
 The anthropic SDK in all its ways (sync and async `create`, `messages.stream`, raw `stream=True` events, the tool
 runner with its defaults, which use message threads, and with `thread=False`, `count_tokens`, `with_raw_response`,
 the models list); then pydantic-ai, langchain-anthropic and litellm, from the optional extra
-`pip install -e ".[peers]"`. Without the extra those tests skip and say so; under CI=true they fail instead.
+`pip install -e ".[peers]"`. Without the extra those tests skip and say so; under CI=true they fail instead
+(but in the run `.ci/run` makes before it installs the extra, `LOOP_SANDBOX_PEERS=later`).
 Each runs on the built-in scripts that end in an answer, in both modes. Nothing leaves 127.0.0.1. The stand-in is
 the `stand_in_api` fixture (this package's pytest plugin): a request any client sends that breaks a rule of the
 API fails the test in the API's words, even if the client took the 400 in its stride.
@@ -12,7 +13,6 @@ API fails the test in the API's words, even if the client took the 400 in its st
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import os
 
@@ -21,6 +21,7 @@ import pytest
 
 from agent.scripts import load_script
 from agent.tools import TOOLS, run_tool, tool_schemas
+from helpers import peer
 
 # litellm fetches its price list from the internet on import unless told to use the copy it ships.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -29,17 +30,6 @@ ANSWERING = ["add_then_answer", "thinking_then_answer", "three_tool_chain", "two
              "failing_tool"]
 MODES = ["lesson", "real-api"]
 MODEL = "claude-sonnet-5"
-
-
-def peer(module: str):
-    """A client library of the `peers` extra, or a skip that says how to get it (a failure under CI)."""
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        message = f'{module} is not installed: pip install -e ".[peers]" runs these conformance tests'
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
 
 
 def answer_of(name: str) -> str:

@@ -3,7 +3,7 @@ entry point, with nothing imported from this project. (tests/test_pytest_plugin.
 to see it fail with the API's own words.)"""
 
 import anthropic
-import httpx
+import httpx2
 import pytest
 from anthropic import beta_tool
 
@@ -57,11 +57,11 @@ def test_replies_given_in_the_test(stand_in_api):
     assert results == [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "5.0"}]
 
 
-def test_another_client_raw_httpx(stand_in_api):
+def test_another_client_raw_httpx2(stand_in_api):
     api = stand_in_api("add_then_answer")
     headers = {"x-api-key": "any", "anthropic-version": "2023-06-01"}
     task = {"role": "user", "content": "What is 2 + 3?"}
-    with httpx.Client(base_url=api.base_url, headers=headers) as http:
+    with httpx2.Client(base_url=api.base_url, headers=headers) as http:
         first = http.post("/v1/messages", json={"model": "m", "max_tokens": 64, "messages": [task]}).json()
         call = first["content"][-1]
         results = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"], "content": "5"}]}

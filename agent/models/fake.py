@@ -120,6 +120,12 @@ class FakeModel:
             self._thread_held, self._thread_id = len(self._thread_messages), reply["id"]
         return reply
 
+    def answer_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """`create` for a request body as it came over the wire: a field the body lacks is missing, not defaulted."""
+        self._checker.require_fields({key: [] if key == "messages" else value for key, value in body.items()})
+        fields = {key: value for key, value in body.items() if key not in ("messages", "system", "tools")}
+        return self.create(body["messages"], system=body.get("system", ""), tools=body.get("tools"), **fields)
+
     def _answer(self, messages: Any, thinking: bool) -> dict[str, Any]:
         """Check the whole conversation, then give the script's next reply (or raise its error)."""
         self._checker.require(messages, thinking=thinking)

@@ -16,6 +16,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from agent.api.requests import API_VERSIONS, LATEST_VERSION
 from agent.untrusted import UntrustedInputError, parse_json
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -71,6 +72,19 @@ def parse_body(body: bytes) -> dict[str, Any]:
         return parse_json(body, "body", expect=dict, max_bytes=MAX_BODY_BYTES)
     except UntrustedInputError as exc:
         raise ApiError(400, "invalid_request_error", str(exc)) from None
+
+
+def checked_request(headers: Any, body: bytes) -> tuple[dict[str, Any], str]:
+    """A request's parsed body and its `anthropic-version`, once its key and version pass (`headers`: any mapping
+    with `.get`, a server's or a client's)."""
+    if not (headers.get("x-api-key") or headers.get("authorization", "").startswith("Bearer ")):
+        raise ApiError(401, "authentication_error", "x-api-key header is required")
+    parsed = parse_body(body)
+    version = headers.get("anthropic-version") or LATEST_VERSION  # the API requires it; curl may not send it
+    if version not in API_VERSIONS:
+        raise ApiError(400, "invalid_request_error", f"anthropic-version: {version!r} is not a version this "
+                                                     f"stand-in knows ({', '.join(API_VERSIONS)})")
+    return parsed, version
 
 
 def log_note(request: Request, note: str) -> None:

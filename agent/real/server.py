@@ -34,9 +34,9 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from agent.api.requests import API_VERSIONS, LATEST_VERSION, MODES, RequestChecker, RequestRejected
+from agent.api.requests import LATEST_VERSION, MODES, RequestChecker, RequestRejected
 from agent.models.fake import FakeModel, ScriptExhausted
-from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, log_note, parse_body
+from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, checked_request, log_note
 from agent.real.http_transport import ApiHttpServer
 from agent.real.models import model_list, model_named
 from agent.real.threads import ThreadRejected, ThreadStore
@@ -293,26 +293,14 @@ class _Routes:
         log_note(request, "model")
         return ApiJSONResponse(found)
 
-    def _checked(self, request: Request, body: bytes) -> tuple[dict[str, Any], str]:
-        """The parsed body and its `anthropic-version`, once the key and the version pass."""
-        if not (request.headers.get("x-api-key") or request.headers.get("authorization", "").startswith("Bearer ")):
-            raise ApiError(401, "authentication_error", "x-api-key header is required")
-        parsed = parse_body(body)
-        version = request.headers.get("anthropic-version") or LATEST_VERSION  # the API requires it; curl may not
-        if version not in API_VERSIONS:
-            raise ApiError(400, "invalid_request_error",
-                           f"anthropic-version: {version!r} is not a version this stand-in knows "
-                           f"({', '.join(API_VERSIONS)})")
-        return parsed, version
-
     async def count_tokens(self, request: Request) -> Response:
-        parsed, version = self._checked(request, await request.body())
+        parsed, version = checked_request(request.headers, await request.body())
         counted = self.server.count_tokens(parsed, version)
         log_note(request, "count_tokens (estimate)")
         return ApiJSONResponse(counted, headers={"x-token-count": ESTIMATE_NOTE})
 
     async def messages(self, request: Request) -> Response | _EventsAtOnce:
-        parsed, version = self._checked(request, await request.body())
+        parsed, version = checked_request(request.headers, await request.body())
         streaming = parsed.get("stream") is True
         try:
             message = self.server.answer(parsed, version)

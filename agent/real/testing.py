@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.api.requests import API_VERSIONS, LATEST_VERSION, RequestRejected
+from agent.api.requests import LATEST_VERSION, RequestRejected
 from agent.models.fake import FakeModel, ScriptExhausted, ThreadNotFound
 from agent.scripts import Script, load_script, parse_script
 
@@ -142,18 +142,15 @@ class FakeModelTransport:
         self.on_answer = on_answer
 
     def handle_request(self, request: Any) -> Any:
-        from agent.real.server import ApiError
+        from agent.real.api_errors import ApiError, checked_request
 
         http = sys.modules[type(request).__module__.split(".")[0]]  # answer in the client's own module's types
         body: Any = None
         try:
             if request.method != "POST" or request.url.path.rstrip("/") != "/v1/messages":
                 raise ApiError(404, "not_found_error", f"{request.method} {request.url.path}: Not Found")
-            try:
-                body = json.loads(request.read())
-            except ValueError as exc:
-                raise ApiError(400, "invalid_request_error", f"body: not JSON ({exc})") from None
-            self._use_version(request.headers.get("anthropic-version") or LATEST_VERSION)
+            body, version = checked_request(request.headers, request.read())
+            self._use_version(version)
             message = self._answer(body)
         except ApiError as error:
             if self.on_answer is not None:
@@ -170,23 +167,14 @@ class FakeModelTransport:
 
     def _use_version(self, version: str) -> None:
         """Apply the rules of the request's `anthropic-version`, as the server does; a client sends one throughout."""
-        from agent.real.server import ApiError
-
-        if version not in API_VERSIONS:
-            raise ApiError(400, "invalid_request_error", f"anthropic-version: {version!r} is not a version this "
-                                                         f"stand-in knows ({', '.join(API_VERSIONS)})")
         if version != self.model.version:  # the script plays on from where it was
             self.model = FakeModel(self.model.script, mode=self.model.mode, calls=self.model.calls, version=version)
 
-    def _answer(self, body: Any) -> dict[str, Any]:
+    def _answer(self, body: dict[str, Any]) -> dict[str, Any]:
         from agent.real.server import STATUS_OF_TYPE, ApiError, estimate_tokens
 
-        if not isinstance(body, dict):
-            raise ApiError(400, "invalid_request_error", "body: a request is a JSON object with a messages list")
-        fields = {key: value for key, value in body.items() if key not in ("messages", "system", "tools", "max_tokens")}
         try:
-            reply = self.model.create(body.get("messages"), system=body.get("system", ""), tools=body.get("tools"),
-                                      max_tokens=body.get("max_tokens"), **fields)
+            reply = self.model.answer_body(body)
         except ThreadNotFound as exc:
             raise ApiError(404, exc.type, exc.message, details={"error_code": exc.error_code}) from None
         except RequestRejected as exc:
@@ -194,8 +182,9 @@ class FakeModelTransport:
         except ScriptExhausted as exc:
             raise ApiError(500, "api_error", str(exc), {"x-should-retry": "false"}) from None
         except Exception as exc:  # a script's error entry: the SDK exception the FakeModel raised for it
-            status, kind, said = getattr(exc, "status_code", None), getattr(exc, "type", None), exc.body
-            if not isinstance(status, int) or not kind:
+            status, kind = getattr(exc, "status_code", None), getattr(exc, "type", None)
+            said = getattr(exc, "body", None)
+            if not isinstance(status, int) or not kind or not isinstance(said, dict):
                 raise
             status = status if status >= 400 else STATUS_OF_TYPE.get(kind, 500)
             headers = {"retry-after": "0"} if status == 429 else {}
