@@ -10,7 +10,7 @@ from test_browser import chromium, no_exception_box, sandbox, shot  # noqa: F401
 from test_exercise import CORRECT_LOOP
 
 from agent.exercise import starter_source
-from agent.page.draft import KEPT_WORDS, RESTORED_WORDS, STORAGE_KEY, UNKEPT_WORDS
+from agent.page.draft import KEPT_WORDS, MAX_DRAFT_CHARS, RESTORED_WORDS, STORAGE_KEY, TOO_LARGE_WORDS, UNKEPT_WORDS
 
 TYPED = "# typed just before the reload\n"
 STORED = f"() => window.localStorage.getItem({STORAGE_KEY!r})"
@@ -25,6 +25,12 @@ def exercise_page(page, url: str):
     expect(editor).to_be_visible(timeout=30_000)
     wait_for_idle(page)
     return editor
+
+
+def stored_is(page, text: str) -> None:
+    """Until the browser's storage holds `text` as the draft (written a moment after the last keystroke)."""
+    page.wait_for_function(f"(text) => window.localStorage.getItem({STORAGE_KEY!r}) === text", arg=text,
+                           timeout=10_000)
 
 
 def type_at_the_end(page, editor, text: str) -> None:
@@ -105,3 +111,24 @@ def test_a_browser_that_cannot_store_the_draft_says_so_and_the_page_goes_on(chro
     finally:
         context.close()
 
+
+
+def test_a_draft_over_the_limit_is_not_kept_and_the_line_says_so(chromium, sandbox):  # noqa: F811
+    from playwright.sync_api import expect
+
+    context = chromium.new_context(viewport={"width": 1440, "height": 1400})
+    try:
+        page = context.new_page()
+        editor = exercise_page(page, sandbox.url)
+        type_at_the_end(page, editor, TYPED)
+        stored_is(page, starter_source() + TYPED)
+        editor.fill("#" * (MAX_DRAFT_CHARS + 1))
+        line = page.get_by_test_id("loopDraftLine")
+        expect(line).to_have_text(TOO_LARGE_WORDS)
+        assert page.evaluate(STORED) is None  # no older, smaller draft left to come back in its place
+        editor.fill(CORRECT_LOOP)  # back under the limit: kept again
+        expect(line).to_have_text(KEPT_WORDS)
+        stored_is(page, CORRECT_LOOP)
+        no_exception_box(page)
+    finally:
+        context.close()

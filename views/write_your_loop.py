@@ -6,7 +6,9 @@ by `agent.page.exercise_view`. A check draws each script's verdict as soon as
 that script is done; Cancel (or any other click) stops the check at once, since
 the wait for the learner's process calls back into Streamlit a few times a
 second, and every Streamlit call is a point where a run can be stopped. The
-learner's process is ended whichever way the check stops.
+learner's process is ended whichever way the check stops. The editor's text is
+kept in the learner's browser as they type and comes back on a reload or in a
+new tab (`views/draft_keeper.py`).
 """
 
 from __future__ import annotations
