@@ -6,7 +6,9 @@ by `agent.page.exercise_view`. A check draws each script's verdict as soon as
 that script is done; Cancel (or any other click) stops the check at once, since
 the wait for the learner's process calls back into Streamlit a few times a
 second, and every Streamlit call is a point where a run can be stopped. The
-learner's process is ended whichever way the check stops.
+learner's process is ended whichever way the check stops. The editor's text is
+kept in the learner's browser as they type and comes back on a reload or in a
+new tab (`views/draft_keeper.py`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from agent.exercise import (
 )
 from agent.page import exercise_view
 from agent.page.safe_text import as_code_block
+from views.draft_keeper import forget_draft, keep_draft
 
 ss = st.session_state
 NEWLINE = "\n"  # joins inside an f-string
@@ -51,18 +54,21 @@ def write_loop_view() -> None:
     runner_on = code_runner_enabled(address)
     if not runner_on:
         st.warning(code_runner_notice(address), icon=":material/lock:")
+    starter = starter_source()
     if "loop_code" not in ss:
-        ss.loop_code = starter_source()
+        ss.loop_code = starter
     st.text_area("my_loop.py", key="loop_code", height=500, help="Tab indents and Shift+Tab takes an indent away "
-                 "(on every selected line); press Esc, then Tab, to move on. Your code stays here while the page is "
-                 "open, in this view and the other.")
+                 "(on every selected line); press Esc, then Tab, to move on. Your code stays here in this view and "
+                 "the other, and this browser keeps it for a reload or a new tab.")
+    keep_draft(starter)  # the line under the editor; a draft it brings back is in the editor on the next run
     # A row that wraps, each button as wide as its words: fixed columns cut them to "C." on a narrow page.
     row = st.container(horizontal=True, vertical_alignment="center", key="loop_buttons")
     checked = row.button("Check my loop", type="primary", icon=":material/play_arrow:", disabled=not runner_on)
     row.download_button("Download my_loop.py", ss.loop_code, file_name="my_loop.py", mime="text/x-python",
                         on_click="ignore", icon=":material/download:")
     with row.popover("Start over", icon=":material/restart_alt:"):
-        st.caption("This replaces your code with the starter. Download it first to keep it.")
+        st.caption("This replaces your code with the starter, here and in this browser's storage. Download it "
+                   "first to keep it.")
         st.button("Replace my code with the starter", on_click=restore_starter)
     if checked and runner_on:
         run_check(ss.loop_code)
@@ -73,6 +79,7 @@ def write_loop_view() -> None:
 def restore_starter() -> None:
     ss.pop("loop_check", None)
     ss.loop_code = starter_source()
+    forget_draft()
 
 
 def run_check(source: str) -> None:
