@@ -249,7 +249,7 @@ class ShoutAnswer(Job):
     def after(self, answered: list[tuple[Job, str]], got: list[list[str]]) -> Step:
         """Its step, given the jobs it shouts with their sentences, once they have no calls left."""
         if any(isinstance(job, Said) or text.startswith(CANNOT) for job, text in answered):
-            return Step(text=f"{CANNOT} shout the answer: the part before it has no answer I worked out.")
+            return Step(text=f"{CANNOT} shout the answer: there is no answer I worked out to shout.")
         return Shout(joined([job for job, _ in answered], [text for _, text in answered])).step(got)
 
 

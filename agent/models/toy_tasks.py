@@ -76,7 +76,8 @@ _THE_ANSWER = {"it", "that", "this", "them", "these", "those", "answer", "answer
                "total", "output", "outcome", "reply", "count", "number"}
 _PLURAL = {"them", "these", "those", "answers", "results", "sums", "both", "all"}
 _AROUND_ANSWER = {"the", "its", "your", "my", "last", "previous", "above", "earlier", "one", "too", "also", "out",
-                  "loud", "all", "both", "back", "again", "then", "just", "whole", "final", "same", "please", "now"}
+                  "loud", "all", "both", "back", "again", "then", "just", "whole", "final", "same", "please", "now",
+                  "of"}
 _LABELS = {"word", "words", "text", "phrase", "sentence", "name", "string", "letters", "line", "message"}
 
 
@@ -146,7 +147,7 @@ def _files(clause: list[Token], words: set[str]) -> Job:
                       for a, b in zip(clause, clause[1:], strict=False))  # "what files", "which notes"
     if words & _NAMES or asked_which or words & _THERE_ARE and "in" not in words:
         return Listing()
-    if "in" not in words and "files" in words and words & {"what", "show", "see", "all", "my", "your", "the", "me"}:
+    if "in" not in words and "files" in words:  # "my files?", "show me the files"
         return Listing()
     return Reading([])
 
@@ -181,13 +182,14 @@ def _shouting(task: str, clause: list[Token], start: int, asked: list[list[int]]
         plural = {t.word for t in rest} & _PLURAL
         return [ShoutAnswer([j for clause_jobs in asked for j in clause_jobs] if plural else asked[-1])]
     of = next((i for i, t in enumerate(rest) if t.word in ("to", "of", "for")), None)
-    if of and of + 1 < len(rest) and _names_the_answer(rest[:of]):  # "the answer to 2 + 3"
-        inner = _clause_jobs(task, rest[of + 1:], start, asked)
-        if inner and not all(isinstance(j, Said) for j in inner):
+    if of and of + 1 < len(rest) and _names_the_answer(rest[:of]):  # "the answer to 2 + 3", "the sum of 1 and 2"
+        inner = _clause_jobs(task, rest, start, asked)
+        if inner and not all(isinstance(j, Said) and j.off_topic for j in inner):  # a sum it declines: said so
             return [*inner, ShoutAnswer(list(range(start, start + len(inner))))]
     if len(rest) > 1 and rest[0].word in _LABELS and rest[1].text == ":":  # "words: good morning"
         rest = rest[2:]
-    elif len(rest) > 2 and rest[0].word in ("the", "this", "these", "following") and rest[1].word in _LABELS:
+    elif len(rest) > 2 and rest[0].word in ("the", "this", "these", "following") and rest[1].word in _LABELS \
+            and rest[2].word != "of":
         rest = rest[2:] if rest[2].text != ":" or len(rest) == 3 else rest[3:]  # "the word hello"
     return [Shout(task[rest[0].start:rest[-1].end])]
 
