@@ -2,12 +2,14 @@
 
 It answers a task with the built-in tools the way a model would, so a person
 without a key can type a task and watch the loop work on it. What it reads in
-a task is `agent.models.toy_tasks`: sums and differences (`add`, one call a turn for a
-chain, several calls in one reply for separate sums), word counts
-(`word_count`, of a quoted text or of a file's content), the note files
-(`list_files`, `read_file`) and shouting (`upper`); a task of several parts
-gets every part answered. What it cannot read it declines politely: it never
-says a result it has not worked out with the tools.
+a task is `agent.models.toy_tasks`, the jobs it does `agent.models.toy_jobs`:
+sums and differences (`add`, one call a turn for a chain, several calls in one
+reply for separate sums), word counts (`word_count`, of a quoted text or of a
+file's content), the note files (`list_files`, `read_file`) and shouting
+(`upper`, of a text or of the answer of the part before); a task of several
+parts gets every part answered. What it cannot read it declines politely, in
+a few declines that quote a few words of the task at most, and the answer then
+says what it can do: it never says a result it has not worked out with the tools.
 
 Its replies have the Messages API's exact shape (ids, usage, `stop_reason`).
 One estimate, four characters a token, gives both the usage it reports and
