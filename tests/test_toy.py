@@ -123,15 +123,17 @@ def test_max_tokens_0_generates_nothing_as_the_api_does():
 
 
 def test_every_request_of_its_runs_is_one_the_api_accepts():
-    for task in ["What is 1 + 2 + 3 + 4 + 5?", "What is 1 + 1 and 2 + 2 and 3 + 3?", "What is in todo.txt?"]:
+    for task in ["What is 1 + 2 + 3 + 4 + 5?", "What is 1 + 1 and 2 + 2 and 3 + 3?", "What is in todo.txt?",
+                 "What is 1 + 2 + 3, then shout it", "Which files are there?"]:
         state = ran(task)
         checker = RequestChecker("lesson")
         for record in state.records:
             assert checker.check(state.messages[:record.sent]) == []
 
 
-def test_a_toy_run_records_into_a_script_that_replays_it():
-    state = ran("What is 2 + 3 and 4 + 4?")
+@pytest.mark.parametrize("task", ["What is 2 + 3 and 4 + 4?", "What is 2 + 3, then shout the answer"])
+def test_a_toy_run_records_into_a_script_that_replays_it(task):
+    state = ran(task)
     script = record_script(state)
     replay = RunState(script.task, tool_names=script.tools)
     run_to_end(replay, FakeModel(script))

@@ -101,8 +101,9 @@ def _clause_jobs(task: str, clause: list[Token], start: int, asked: list[list[in
     text = task[clause[0].start:clause[-1].end]
     if "words" in words and words & {"many", "count", "number"} or {"word", "count"} <= words:
         return [_word_count(task, clause)]
-    if _shout_at(clause) is not None:
-        return _shouting(task, clause, start, asked)
+    keyword = _shout_at(clause)
+    if keyword is not None:
+        return _shouting(task, clause, keyword, start, asked)
     if any(t.kind == "num" or t.kind == "mixed" and any(c.isdigit() for c in t.text) for t in clause):
         return _sums(text, clause) if _arithmetic(clause) else [off_topic(text)]
     if words & _FILE_WORDS or any(t.kind == "file" for t in clause):
@@ -161,13 +162,11 @@ def _shout_at(clause: list[Token]) -> int | None:
     return None
 
 
-def _shouting(task: str, clause: list[Token], start: int, asked: list[list[int]]) -> list[Job]:
+def _shouting(task: str, clause: list[Token], keyword: int, start: int, asked: list[list[int]]) -> list[Job]:
     """`upper` on the text the clause names, on the answer of the part before, or on the answer it asks for."""
     quoted = next((t for t in clause if t.kind == "quote"), None)
     if quoted is not None:
         return [Shout(quoted.quoted)]
-    keyword = _shout_at(clause)
-    assert keyword is not None
     rest = clause[keyword + 1:]
     while rest and (rest[0].word in _CASE_WORDS or rest[0].text == ":"):  # "upper-case: ...", "capital letters"
         rest = rest[1:]
