@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from toy_rules import add_gives_exactly, assert_keeps_the_toys_rules
 
 from agent.api.requests import RequestChecker, RequestRejected
 from agent.loop import RunState, console_lines, run_to_end, step
@@ -59,7 +60,7 @@ def test_words_files_and_shouting():
 
 def test_a_new_line_ends_a_request_and_the_word_newline_does_not():
     state = ran("What is 2 + 3\nShout the word newline and more")
-    assert state.result == "2 + 3 is 5.\nTHE WORD NEWLINE AND MORE"
+    assert state.result == "2 + 3 is 5.\nNEWLINE AND MORE"
 
 
 def test_anything_else_is_a_polite_answer_saying_what_it_can_do():
@@ -71,7 +72,7 @@ def test_anything_else_is_a_polite_answer_saying_what_it_can_do():
 def test_a_tool_it_was_not_given_is_said_not_called():
     state = ran("What is 2 + 3?", tool_names=["upper"])
     assert calls(state) == []
-    assert state.result == "I would use the `add` tool for 2 + 3, but this agent was not given it."
+    assert state.result == f"I would use the `add` tool for 2 + 3, but this agent was not given it.\n{CAN_DO}"
 
 
 def test_replies_have_the_api_shape_ids_usage_and_stop_reasons():
@@ -122,15 +123,17 @@ def test_max_tokens_0_generates_nothing_as_the_api_does():
 
 
 def test_every_request_of_its_runs_is_one_the_api_accepts():
-    for task in ["What is 1 + 2 + 3 + 4 + 5?", "What is 1 + 1 and 2 + 2 and 3 + 3?", "What is in todo.txt?"]:
+    for task in ["What is 1 + 2 + 3 + 4 + 5?", "What is 1 + 1 and 2 + 2 and 3 + 3?", "What is in todo.txt?",
+                 "What is 1 + 2 + 3, then shout it", "Which files are there?"]:
         state = ran(task)
         checker = RequestChecker("lesson")
         for record in state.records:
             assert checker.check(state.messages[:record.sent]) == []
 
 
-def test_a_toy_run_records_into_a_script_that_replays_it():
-    state = ran("What is 2 + 3 and 4 + 4?")
+@pytest.mark.parametrize("task", ["What is 2 + 3 and 4 + 4?", "What is 2 + 3, then shout the answer"])
+def test_a_toy_run_records_into_a_script_that_replays_it(task):
+    state = ran(task)
     script = record_script(state)
     replay = RunState(script.task, tool_names=script.tools)
     run_to_end(replay, FakeModel(script))
@@ -152,7 +155,7 @@ def test_exponents_and_decimals_are_read_as_numbers():
     state = ran("What is 1e3 + 1?")
     assert calls(state) == [[("add", {"a": 1000, "b": 1})]] and state.result == "1e3 + 1 is 1001."
     assert ran("What is 2.5E-1 + .5?").result == "2.5E-1 + .5 is 0.75."
-    assert ran("What is 0.1 + 0.2?").result == "0.1 + 0.2 is 0.3."  # the tool's 0.30000000000000004, read at 1 place
+    assert ran("What is 0.5 + 0.25?").result == "0.5 + 0.25 is 0.75."  # halves and quarters are exact in binary
 
 
 def test_words_in_a_named_file_are_counted_from_its_content_through_the_tools():
@@ -179,7 +182,7 @@ def test_every_example_task_but_the_poem_is_answered_with_the_tools():
 def test_a_part_it_cannot_answer_is_named_beside_the_parts_it_answers():
     state = ran("What is 2 + 3, and who are you?")
     assert calls(state) == [[("add", {"a": 2, "b": 3})]]
-    assert state.result == f"2 + 3 is 5.\nI cannot answer “who are you”: {CAN_DO}"
+    assert state.result == f"2 + 3 is 5.\nI cannot answer “who are you”.\n{CAN_DO}"
 
 
 def test_the_words_of_every_note_file_are_counted_when_none_is_named():
@@ -220,8 +223,9 @@ def test_separate_sums_of_any_length_are_parallel_chains():
                                   "What is 5 negative 3?", "What is x2 + 3?"])
 def test_what_it_cannot_read_it_declines_with_no_call_and_no_number(task):
     state = ran(task)
-    assert calls(state) == [] and state.result.startswith("I cannot ")
-    assert not re.search(r"\bis -?[\d.]", state.result.split("”")[-1])  # no result said (after the task quoted)
+    assert calls(state) == [] and state.result.startswith("I cannot ") and state.result.endswith(f"\n{CAN_DO}")
+    decline = state.result.removesuffix(CAN_DO)
+    assert not re.search(r"\bis -?[\d.]", decline.split("”")[-1])  # no result said (after the task quoted)
 
 
 def test_a_sentence_it_cannot_point_to_is_not_counted():
@@ -248,7 +252,7 @@ def test_a_result_changed_by_hand_into_words_is_not_taken_for_a_number():
     step(state, model)
     state.messages[-1]["content"][0]["content"] = "three"
     run_to_end(state, model)
-    assert state.result == "I cannot say what 1 + 2 + 3 is: `add` answered 'three', which is not a number."
+    assert state.result == f"I cannot say what 1 + 2 + 3 is: `add` answered 'three', which is not a number.\n{CAN_DO}"
 
 
 def test_a_call_changed_by_hand_is_not_taken_for_its_own():
@@ -294,10 +298,10 @@ def test_a_call_changed_by_hand_is_not_taken_for_its_own():
     ("What is 2 + 3 4 + 5?", "2 + 3 is 5; 4 + 5 is 9."),
     ("Add 2, 3 and 4", "2 + 3 + 4 is 9."),
     ("What is 0 + 0?", "0 + 0 is 0."),
-    ("What is 1.10 + 2.20?", "1.10 + 2.20 is 3.3."),
-    ("What is 2 + 3 and 4 + 5 and 6?", 'I cannot work out “What is 2 + 3 and 4 + 5 and 6”: I read sums like '
-                                       '10 - 3 + 2.5, "add 7 and 5" or "2 + 3 and 4 + 5", and I cannot tell what every '
-                                       'number in it is for.'),
+    ("What is 1.10 + 2.25?", "1.10 + 2.25 is 3.35."),  # `add` gives 3.35 exactly as the decimal sum
+    ("What is 2 + 3 and 4 + 5 and 6?", 'I cannot work out “What is 2 + 3 and 4 + 5 and 6”: I read a sum as '
+                                       'numbers with + or - between them, or "add" and a list of numbers, and I cannot '
+                                       'tell what every number in it is for.'),
     ("How many words are in my note?", "notes.txt has 22 words; todo.txt has 16 words."),
     ("How many words are in the loop is small", "That text has 4 words."),
     ("Count the words in: a b c", "That text has 3 words."),
@@ -305,7 +309,8 @@ def test_a_call_changed_by_hand_is_not_taken_for_its_own():
     ("What is 10 minus 3 plus 2?", "10 - 3 + 2 is 9."),
 ])
 def test_the_words_that_ask_for_each_kind_of_task(task, result):
-    assert ran(task).result == result
+    said_too = f"\n{CAN_DO}" if result.startswith("I cannot") else ""  # every decline ends saying what it can do
+    assert ran(task).result == result + said_too
 
 
 def test_counting_every_file_first_says_it_looks_which_there_are():
@@ -324,7 +329,7 @@ def test_when_list_files_names_no_file_there_are_none_to_count():
 
 
 def test_numbers_with_neither_a_sign_nor_a_verb_between_them_are_not_added():
-    assert ran("What is 7 and 5?").result.startswith("I cannot work out “What is 7 and 5”: I read sums like")
+    assert ran("What is 7 and 5?").result.startswith("I cannot work out “What is 7 and 5”: I read a sum as")
 
 
 @pytest.mark.parametrize("task, result", [
@@ -456,6 +461,7 @@ def test_the_same_settings_are_checked_again_after_a_tools_list_is_changed_in_pl
 
 
 # ---- a property: over generated sums, the answer is the true value or a decline, through the whole loop
+# (the decline only where `add` itself would give a rounded sum, or the numbers are out of its reach)
 
 
 def _number(draw) -> tuple[str, Decimal, bool]:
@@ -477,7 +483,7 @@ def _number(draw) -> tuple[str, Decimal, bool]:
 @st.composite
 def sums(draw) -> tuple[str, Decimal, bool]:
     """A sum as typed ("10 - 3 plus negative 2"), its true value, and whether the toy must answer it."""
-    text, value, answerable = "", Decimal(0), True
+    text, terms, in_reach = "", [], True
     for i in range(draw(st.integers(2, 5))):
         written, number, in_range = _number(draw)
         negative = draw(st.booleans())
@@ -485,9 +491,9 @@ def sums(draw) -> tuple[str, Decimal, bool]:
         if i:
             text += f" {draw(st.sampled_from([sign, 'plus' if sign == '+' else 'minus']))} "
         text += (draw(st.sampled_from(["-", "negative "])) if negative else "") + written
-        value += (-number if negative else number) * (1 if sign == "+" else -1)
-        answerable = answerable and in_range
-    return text, value, answerable
+        terms.append((-number if negative else number) * (1 if sign == "+" else -1))
+        in_reach = in_reach and in_range
+    return text, sum(terms), in_reach and add_gives_exactly(terms)
 
 
 EXAMPLES = int(os.environ.get("TOY_EXAMPLES", "60"))  # a longer search: TOY_EXAMPLES=2000
@@ -510,7 +516,8 @@ def test_over_generated_sums_the_answer_is_the_true_value_or_a_polite_decline(fi
     state = RunState(task)
     run_to_end(state, ToyModel())
     assert not state.result.startswith(("stopped", "bad request", "model error")), state.result
-    lines = state.result.split("\n")
+    assert_keeps_the_toys_rules(state)
+    lines = state.result.removesuffix(f"\n{CAN_DO}").split("\n")
     if words:
         assert lines.pop() == "That text has 4 words."
     expected = [first] if second is None else [first, second]
@@ -530,8 +537,8 @@ def listed(draw) -> tuple[str, Decimal, bool]:
     signed = [(("-" if draw(st.booleans()) else "") + text, value, ok) for text, value, ok in numbers]
     last = draw(st.sampled_from([" and ", ", and ", ", then "]))
     text = ", ".join(t for t, _, _ in signed[:-1]) + last + signed[-1][0]
-    total = sum(Decimal(t) for t, _, _ in signed)
-    return text, total, all(ok for _, _, ok in signed)
+    terms = [Decimal(t) for t, _, _ in signed]
+    return text, sum(terms), all(ok for _, _, ok in signed) and add_gives_exactly(terms)
 
 
 @settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -540,13 +547,16 @@ def test_over_generated_lists_the_answer_is_their_total_or_a_polite_decline(numb
     text, total, answerable = numbers
     state = RunState(phrasing.format(text))
     run_to_end(state, ToyModel())
-    said = said_value(state.result)
+    assert_keeps_the_toys_rules(state)
+    said = said_value(state.result.removesuffix(f"\n{CAN_DO}"))
     assert said == total if said is not None else not answerable, (phrasing.format(text), state.result)
 
 
 TASK_PIECES = ["What is", "2", "-3", "1e3", ".5", "+", "-", "plus", "minus", "and", ",", "?", ".", "'a b'", "''",
                "notes.txt", "missing.txt", "how many words", "in", "shout", "add", "negative", "*", "1,500", "\n",
-               "my notes", "then", "3k", "(", "word count", "“x”"]
+               "my notes", "then", "3k", "(", "word count", "“x”", "shout it", "the answer", "uppercase", "that",
+               "which files", "list", "files", "I was born in", "1990", "0.1", "0.2", "the word", "upper-case",
+               "make", "in capitals", "to", "of"]
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -556,6 +566,7 @@ def test_any_typed_task_ends_in_an_answer_never_a_crash(pieces):
     run_to_end(state, ToyModel())
     assert state.done and not state.result.startswith(("model error", "bad request")), state.result
     assert all(r.error is None for r in state.records)
+    assert_keeps_the_toys_rules(state)
 
 
 def test_a_full_stop_inside_an_address_does_not_end_the_request():

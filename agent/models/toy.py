@@ -2,12 +2,14 @@
 
 It answers a task with the built-in tools the way a model would, so a person
 without a key can type a task and watch the loop work on it. What it reads in
-a task is `agent.models.toy_tasks`: sums and differences (`add`, one call a turn for a
-chain, several calls in one reply for separate sums), word counts
-(`word_count`, of a quoted text or of a file's content), the note files
-(`list_files`, `read_file`) and shouting (`upper`); a task of several parts
-gets every part answered. What it cannot read it declines politely: it never
-says a result it has not worked out with the tools.
+a task is `agent.models.toy_tasks`, the jobs it does `agent.models.toy_jobs`:
+sums and differences (`add`, one call a turn for a chain, several calls in one
+reply for separate sums), word counts (`word_count`, of a quoted text or of a
+file's content), the note files (`list_files`, `read_file`) and shouting
+(`upper`, of a text or of the answer of the part before); a task of several
+parts gets every part answered. What it cannot read it declines politely, in
+a few declines that quote a few words of the task at most, and the answer then
+says what it can do: it never says a result it has not worked out with the tools.
 
 Its replies have the Messages API's exact shape (ids, usage, `stop_reason`).
 One estimate, four characters a token, gives both the usage it reports and
@@ -26,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.api.requests import RequestChecker, as_message_list, request_body, thinking_enabled
-from agent.models.toy_tasks import CAN_DO, Call, Job, Said, Sum, jobs
+from agent.models.toy_jobs import CAN_DO, CANNOT, Call, Job, Said, ShoutAnswer, Step, Sum, joined, short
+from agent.models.toy_tasks import jobs
 from agent.summary import result_text
 
 __all__ = ["CAN_DO", "EXAMPLE_TASKS", "TOY_MODEL_NAME", "ToyModel", "estimate_tokens"]
@@ -36,6 +39,10 @@ EXAMPLE_TASKS = ["What is 2 + 3?", "What is 10 - 3 + 2.5?", "What is 2 + 3 and 1
                  "Count the words in 'a b c d'", "Count the words in todo.txt", "What is in my notes?",
                  "Shout good morning", "Write me a poem"]
 CHARACTERS_A_TOKEN = 4
+DECLINES_SHOWN = 5
+"""The most declines one answer names; the rest are said together, so a long task's answer stays short."""
+FAILURE_SAID = 160
+"""The most characters of a failed tool's error the answer repeats."""
 NOT_MINE = ("I cannot go on from here: the tool calls in this conversation are not the ones I would have made "
             "(a reply was written or changed by hand), so I cannot tell what their results answer.")
 
@@ -91,9 +98,17 @@ def _calls_so_far(messages: list[dict[str, Any]]) -> list[list[_Made]]:
 
 def _plan(work: list[Job], got: list[list[list[str]]], tools: set[str]) -> list[tuple[int, list[Call], str]]:
     """Each job's next step: (job, its calls, its words); a job that lacks a tool ends with saying so."""
-    steps = []
+    steps: list[tuple[int, list[Call], str]] = []
+    waiting: set[int] = set()
     for j, job in enumerate(work):
-        step = job.step(got[j])
+        if isinstance(job, ShoutAnswer):  # it waits until the parts it shouts have answered
+            if any(steps[i][1] or i in waiting for i in job.of):
+                waiting.add(j)
+                step = Step(waiting=True)
+            else:
+                step = job.after([(work[i], steps[i][2]) for i in job.of], got[j])
+        else:
+            step = job.step(got[j])
         missing = next((c.tool for c in step.calls if c.tool not in tools), None)
         if missing is not None:
             work[j] = Said(job.without(missing))
@@ -102,11 +117,31 @@ def _plan(work: list[Job], got: list[list[list[str]]], tools: set[str]) -> list[
     return steps
 
 
+def _declines(work: list[Job], sentences: list[str]) -> list[bool]:
+    """Which sentences of the answer decline their part: a decline, a tool this agent lacks, a result unread."""
+    return [isinstance(job, Said) or text.startswith(CANNOT) for job, text in zip(work, sentences, strict=True)]
+
+
+def _answer(work: list[Job], sentences: list[str]) -> str:
+    """The answer from every job's sentence; with a decline in it, at most a few declines and what the toy can do."""
+    declined = _declines(work, sentences)
+    if not any(declined):
+        return joined(work, sentences)
+    kept, shown = [], 0
+    for job, text, decline in zip(work, sentences, declined, strict=True):
+        shown += decline
+        if not decline or shown <= DECLINES_SHOWN:
+            kept.append((job, text))
+    if shown > DECLINES_SHOWN:  # a long task's declines stay short enough to end well within max_tokens
+        kept.append((Said(""), f"{CANNOT} read the other parts either."))
+    return joined([job for job, _ in kept], [text for _, text in kept]) + "\n" + CAN_DO
+
+
 def _next_turn(task: str, history: list[list[_Made]], tools: set[str]) -> _Turn:
     """The toy's next reply, from the task and the calls it made so far with their results."""
     failed = next((made.result for turn in history for made in turn if made.is_error), None)
     if failed is not None:
-        return _Turn([], f"A tool call failed ({failed}), so I stop here.")
+        return _Turn([], f"A tool call failed ({short(failed, FAILURE_SAID)}), so I stop here.")
     work = jobs(task)
     if not work:
         return _Turn([], CAN_DO)
@@ -114,7 +149,7 @@ def _next_turn(task: str, history: list[list[_Made]], tools: set[str]) -> _Turn:
     for made in history:  # the turns so far, replayed: each must be the calls the toy would have made
         steps = [(j, calls) for j, calls, _ in _plan(work, got, tools) if calls]
         if [(c.tool, c.input) for _, calls in steps for c in calls] != [(m.tool, m.input) for m in made]:
-            return _Turn([], NOT_MINE)
+            return _Turn([], NOT_MINE + "\n" + CAN_DO)
         results = iter(made)
         for j, calls in steps:
             got[j].append([next(results).result for _ in calls])
@@ -126,10 +161,7 @@ def _next_turn(task: str, history: list[list[_Made]], tools: set[str]) -> _Turn:
             return _Turn(calls, calling[0][1])
         each = "sum" if all(isinstance(job, Sum) for job, _ in calling) else "part"
         return _Turn(calls, "" if history else f"I will work out each {each}.")
-    sentences = [text for _, _, text in steps]
-    if all(isinstance(job, Sum) for job in work):
-        return _Turn([], "; ".join(s.removesuffix(".") for s in sentences) + ".")
-    return _Turn([], "\n".join(sentences))
+    return _Turn([], _answer(work, [text for _, _, text in steps]))
 
 
 def _generated(block: dict[str, Any]) -> str:

@@ -27,7 +27,8 @@ _JOINS = {",", "and", "then", "also"}
 # A clause starts anew after a join only when a new request follows ("..., and how many words ...").
 _STARTERS = {"what", "whats", "what's", "how", "count", "shout", "upper", "uppercase", "add", "sum", "total",
              "read", "list", "show", "tell", "calculate", "compute", "work", "give", "can", "could", "please", "who",
-             "why", "where", "when", "which", "write", "say", "explain"}
+             "why", "where", "when", "which", "write", "say", "explain", "make", "turn", "convert", "put", "yell",
+             "scream"}
 
 
 @dataclass

@@ -1,40 +1,45 @@
-"""What the toy model reads in a typed task: the jobs it asks for, each worked out with the built-in tools.
+"""What the toy model reads in a typed task: the jobs it asks for (`toy_jobs.py`), one clause at a time.
 
-A task is cut into clauses (at `?`, `.`, `;`, a new line, and at "and", "then"
-or a comma that starts a new request: "What is 2 + 3, and how many words in
-'a b c'?"). Each clause is one job: a sum, a word count, reading files,
-shouting, or a polite "I cannot" for what the toy cannot read. Every job runs
-at once, each turn making the next calls of every job still going.
+A task is cut into clauses (`toy_clauses.py`: at `?`, `.`, `;`, a new line,
+and at "and", "then" or a comma that starts a new request). Each clause asks
+for a word count, shouting, a sum, listing or reading the note files, or
+something the toy has no pattern for (it then says what it can do). A clause
+with numbers is a sum only when it reads as arithmetic (a sign, a sum word, a
+maths word, or nothing but numbers and "what is"): "I was born in 1990" is not
+a failed sum. "Shout it", "then shout the answer" and "uppercase that" shout
+the answer of the part before; "shout the answer to 2 + 3" of the sum after.
 
 The rule the toy keeps: it says a result only when it has read the whole
 clause. A sum takes digits (`10`, `2.5`, `.5`, `1e3`), `+`, `-`, "plus",
 "minus", "negative" and a short list of plain words ("what is", "add ... and
 ...", "the sum of"); any other word, sign or number shape in it (`*`, "times",
 "squared", `1,500`, `3k`, `007`, brackets) makes it decline instead of
-guessing. Subtraction is the `add` tool with the number negated. Numbers that a
-floating-point `add` could not add exactly (more than 14 significant digits
-between them) are declined too; a result the tool gives with float noise
-(0.30000000000000004 for 0.1 + 0.2) is read at the precision the task's
-numbers have.
+guessing. Subtraction is the `add` tool with the number negated. Numbers a
+floating-point `add` would not add exactly (0.1 + 0.2, whose `add` gives
+0.30000000000000004, or more than 14 significant digits between them) are
+declined before any call.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from decimal import Decimal
-from typing import Any
 
 from agent.models.toy_clauses import Token, clauses
+from agent.models.toy_jobs import (
+    CANNOT,
+    Job,
+    Listing,
+    Reading,
+    Said,
+    Shout,
+    ShoutAnswer,
+    Sum,
+    WordCount,
+    off_topic,
+    short,
+)
 
-CANNOT = "I cannot"
-"""How every decline starts."""
-CAN_DO = ("I am a toy model: a few patterns, not a language model. I can add and subtract numbers "
-          "(\"What is 10 - 3 + 2.5?\"), count words (\"How many words are in 'a b c'?\"), read the note files "
-          "(\"What is in my notes?\") and shout (\"Shout hello\").")
-# The sums a floating-point add works out exactly, read at the precision of their numbers: below 10**14 in units
-# of the smallest decimal place, each add's rounding error stays far under half of that place.
-_EXACT_BELOW = Decimal(10) ** 14
+__all__ = ["jobs"]
 
 _FILLER = {"what", "whats", "what's", "is", "are", "the", "of", "please", "calculate", "compute", "work", "out",
            "tell", "me", "us", "can", "could", "would", "will", "you", "do", "does", "find", "give", "get", "result",
@@ -47,197 +52,74 @@ _SUM_VERBS = {"add", "sum", "total"}
 _LIST_JOINS = {",", "and", "then", "to", "with"}
 _SIGNS = {"+": "+", "plus": "+", "-": "-", "−": "-", "–": "-", "minus": "-"}
 _REFERRING = {"this", "that", "these", "those", "it", "my", "your", "above", "below", "following", "here"}
-
-
-@dataclass
-class Call:
-    tool: str
-    input: dict[str, Any]
-
-
-@dataclass
-class Step:
-    """What a job does next: calls to make (with a few words before them), or its sentence for the answer."""
-
-    calls: list[Call] = field(default_factory=list)
-    text: str = ""
-    """Words before the calls, or the job's sentence when it has no calls left."""
-
-
-class Job:
-    """One request of the task. `step` is given the results of the job's calls so far, one list per turn."""
-
-    def step(self, got: list[list[str]]) -> Step:
-        raise NotImplementedError
-
-    def without(self, tool: str) -> str:
-        """The sentence when the agent lacks a tool this job needs."""
-        return f"I would use the `{tool}` tool for this, but this agent was not given it."
-
-
-@dataclass
-class Said(Job):
-    """A job that needs no tool: a decline, or what the toy can do."""
-
-    sentence: str
-
-    def step(self, got: list[list[str]]) -> Step:
-        return Step(text=self.sentence)
-
-
-def show(value: Decimal) -> str:
-    """A number as a person writes it: 1001, 17.5, -0.25 (never 1E+3)."""
-    if value == 0:
-        return "0"
-    return format(value.normalize(), "f")
-
-
-def as_json_number(value: Decimal) -> int | float:
-    return int(value) if value == value.to_integral_value() else float(value)
-
-
-@dataclass
-class Sum(Job):
-    """A chain of additions, one `add` call a turn, each on the last result; `-` adds the number negated."""
-
-    written: list[str]
-    """The numbers as the task writes them, signed (`-3` for "negative 3")."""
-    signs: list[str]
-    """`+` or `-` before each number after the first."""
-
-    @property
-    def terms(self) -> list[Decimal]:
-        values = [Decimal(w) for w in self.written]
-        return values[:1] + [v if s == "+" else -v for s, v in zip(self.signs, values[1:], strict=True)]
-
-    @property
-    def places(self) -> int:
-        return max(0, *(-Decimal(w).as_tuple().exponent for w in self.written))
-
-    def words(self) -> str:
-        return self.written[0] + "".join(f" {s} {w}" for s, w in zip(self.signs, self.written[1:], strict=True))
-
-    def exact(self) -> bool:
-        """Whether a floating-point `add` gives every partial sum exactly, once read at the numbers' precision."""
-        if any(abs(Decimal(w).adjusted()) > 20 for w in self.written):  # far out of reach, before any arithmetic
-            return False
-        return sum(abs(t) for t in self.terms).scaleb(self.places) < _EXACT_BELOW
-
-    def read(self, text: str) -> Decimal | None:
-        """A result of `add` as a number; float noise below the numbers' last place is read away."""
-        try:
-            value = Decimal(text.strip())
-            if not value.is_finite():
-                return None
-            rounded = value.quantize(Decimal(1).scaleb(-self.places))
-            return rounded if abs(value - rounded) < Decimal(1).scaleb(-self.places - 3) else value
-        except ArithmeticError:  # not a number, or one far out of range (a result a person edited)
-            return None
-
-    def step(self, got: list[list[str]]) -> Step:
-        terms = self.terms
-        so_far = terms[0]
-        for results in got:
-            value = self.read(results[0])
-            if value is None:
-                return Step(text=f"{CANNOT} say what {self.words()} is: `add` answered {results[0]!r}, "
-                                 "which is not a number.")
-            so_far = value
-        if len(got) < len(terms) - 1:
-            return Step([Call("add", {"a": as_json_number(so_far), "b": as_json_number(terms[len(got) + 1])})])
-        return Step(text=f"{self.words()} is {show(so_far)}.")
-
-    def without(self, tool: str) -> str:
-        return f"I would use the `{tool}` tool for {self.words()}, but this agent was not given it."
-
-
-@dataclass
-class WordCount(Job):
-    """`word_count` on a text, or on each file's content read with `read_file` (after `list_files` if unnamed)."""
-
-    texts: list[str] | None = None
-    """The texts to count (quoted in the task), or None to count files."""
-    files: list[str] | None = None
-    """The files to count; empty: every file `list_files` names."""
-
-    def step(self, got: list[list[str]]) -> Step:
-        if self.texts is not None:
-            if not got:
-                return Step([Call("word_count", {"text": text}) for text in self.texts], "I will count them.")
-            if len(self.texts) == 1:
-                return Step(text=f"That text has {_words(got[0][0])}.")
-            return Step(text="; ".join(f"“{text}” has {_words(n)}" for text, n in zip(self.texts, got[0], strict=False))
-                        + ".")
-        named, turn = list(self.files), 0
-        if not named:
-            if not got:
-                return Step([Call("list_files", {})], "Let me see which files there are.")
-            named, turn = got[0][0].split(), 1
-            if not named:
-                return Step(text="There are no files to count the words of.")
-        if len(got) == turn:
-            return Step([Call("read_file", {"path": name}) for name in named])
-        if len(got) == turn + 1:
-            return Step([Call("word_count", {"text": content}) for content in got[turn]], "I will count them.")
-        return Step(text="; ".join(f"{name} has {_words(n)}" for name, n in zip(named, got[turn + 1], strict=False))
-                    + ".")
-
-
-def _words(count: str) -> str:
-    return f"{count} word" if count.strip() == "1" else f"{count} words"
-
-
-@dataclass
-class Reading(Job):
-    """`read_file` on the named files, or `list_files` and then the first file it names."""
-
-    files: list[str]
-
-    def step(self, got: list[list[str]]) -> Step:
-        if self.files:
-            if not got:
-                return Step([Call("read_file", {"path": name}) for name in self.files])
-            return Step(text="\n".join(f"{name} says:\n{text}" for name, text in zip(self.files, got[0], strict=False)))
-        if not got:
-            return Step([Call("list_files", {})], "Let me see which files there are.")
-        files = got[0][0].split()
-        if not files:
-            return Step(text="There are no files.")
-        if len(got) == 1:
-            return Step([Call("read_file", {"path": files[0]})], f"There are {len(files)} files; I read {files[0]}.")
-        return Step(text=f"{files[0]} says:\n{got[1][0]}")
-
-
-@dataclass
-class Shout(Job):
-    """`upper` on a text; the answer is what it gives back."""
-
-    text: str
-
-    def step(self, got: list[list[str]]) -> Step:
-        return Step([Call("upper", {"text": self.text})]) if not got else Step(text=got[0][0])
+# Words that make a clause with numbers arithmetic (then declined if it is more than adding), not small talk.
+_MATHS = _SUM_VERBS | set(_SIGNS) | {
+    "negative", "times", "multiply", "multiplied", "divide", "divided", "squared", "cubed", "square", "cube", "power",
+    "root", "sqrt", "percent", "half", "double", "twice", "triple", "product", "difference", "subtract", "subtracted",
+    "bigger", "smaller", "larger", "greater", "equal", "equals", "average", "mean", "mod", "modulo", "remainder",
+    "factorial", "binary", "hex", "calculate", "compute", "evaluate", "solve", "x"}
+_MATHS_MARKS = set("*/×÷^%=()<>[]")
+_FILE_WORDS = {"file", "files", "note", "notes"}
+_CHANGING = {"delete", "remove", "erase", "write", "create", "add", "save", "edit", "change", "rename", "move", "copy",
+             "append", "update", "modify", "upload", "download", "overwrite", "clear"}
+_READS = {"read", "content", "contents", "say", "says", "said", "inside", "open", "contain", "contains", "written"}
+_NAMES = {"list", "names", "name", "many", "which"}
+_THERE_ARE = {"have", "any", "there", "exist", "available"}
+_SHOUT_WORDS = {"shout", "upper", "uppercase", "uppercased", "capitals", "caps", "yell", "scream"}
+_CASE_WORDS = _SHOUT_WORDS | {"case", "cased", "letters", "letter", "capital", "all", "-"}
+_BEFORE_SHOUTED = {"make", "turn", "put", "write", "convert", "change", "render", "print", "say", "type", "set",
+                   "format", "transform", "can", "could", "would", "will", "you", "please", "i", "want", "need", "to",
+                   "me", "us", "let", "let's", "lets", "now", "then", "and", "also", "so", "just", "kindly", "hey",
+                   "hi", "give", "get", "show"}
+_INTO = {"in", "into", "to", "as", "using", "with", "all"}
+_THE_ANSWER = {"it", "that", "this", "them", "these", "those", "answer", "answers", "result", "results", "sum", "sums",
+               "total", "output", "outcome", "reply", "count", "number"}
+_PLURAL = {"them", "these", "those", "answers", "results", "sums", "both", "all"}
+_AROUND_ANSWER = {"the", "its", "your", "my", "last", "previous", "above", "earlier", "one", "too", "also", "out",
+                  "loud", "all", "both", "back", "again", "then", "just", "whole", "final", "same", "please", "now",
+                  "of"}
+_LABELS = {"word", "words", "text", "phrase", "sentence", "name", "string", "letters", "line", "message"}
 
 
 def jobs(task: str) -> list[Job]:
     """The jobs a task asks for, in order; empty when the toy reads nothing in it it can do."""
     found: list[Job] = []
+    asked: list[list[int]] = []  # the jobs of each clause that asked for any, by their place in `found`
     for clause in clauses(task):
-        words = {t.word for t in clause if t.kind == "word"}
-        text = task[clause[0].start:clause[-1].end]
-        if "words" in words and words & {"many", "count", "number"} or {"word", "count"} <= words:
-            found.append(_word_count(task, clause))
-        elif words & {"shout", "upper", "uppercase", "capitals"}:
-            found.append(_shout(task, clause))
-        elif any(t.kind == "num" or t.kind == "mixed" and any(c.isdigit() for c in t.text)
-                 or t.word in _SUM_VERBS | {"plus", "minus"} for t in clause):
-            found.extend(_sums(text, clause))
-        elif words & {"file", "files", "note", "notes"} or any(t.kind == "file" for t in clause):
-            found.append(Reading([t.text for t in clause if t.kind == "file"]))
-        elif not words <= _GREETING or any(t.kind not in ("word", "mark") for t in clause):
-            found.append(Said(f"{CANNOT} answer “{text}”: {CAN_DO}"))
-    if found and all(isinstance(j, Said) and j.sentence.endswith(CAN_DO) for j in found):
+        start = len(found)
+        found.extend(_clause_jobs(task, clause, start, asked))
+        if len(found) > start:
+            asked.append(list(range(start, len(found))))
+    if all(isinstance(j, Said) and j.off_topic for j in found):
         return []  # nothing it can do at all: say what it can, once
     return found
+
+
+def _clause_jobs(task: str, clause: list[Token], start: int, asked: list[list[int]]) -> list[Job]:
+    """The jobs of one clause; `start` is where they go among the task's jobs, after those `asked` before."""
+    words = {t.word for t in clause if t.kind == "word"}
+    text = task[clause[0].start:clause[-1].end]
+    if "words" in words and words & {"many", "count", "number"} or {"word", "count"} <= words:
+        return [_word_count(task, clause)]
+    keyword = _shout_at(clause)
+    if keyword is not None:
+        return _shouting(task, clause, keyword, start, asked)
+    if any(t.kind == "num" or t.kind == "mixed" and any(c.isdigit() for c in t.text) for t in clause):
+        return _sums(text, clause) if _arithmetic(clause) else [off_topic(text)]
+    if words & _FILE_WORDS or any(t.kind == "file" for t in clause):
+        return [_files(clause, words)]
+    if words & (_SUM_VERBS | {"plus", "minus"}):
+        return _sums(text, clause)
+    if not words <= _GREETING or any(t.kind not in ("word", "mark") for t in clause):
+        return [off_topic(text)]
+    return []
+
+
+def _arithmetic(clause: list[Token]) -> bool:
+    """Whether a clause with numbers asks for arithmetic: a sign, a maths word, or nothing but numbers and filler."""
+    if any(t.kind == "op" or t.kind == "mark" and t.text in _MATHS_MARKS or t.word in _MATHS for t in clause):
+        return True
+    return all(t.word in _FILLER | _LIST_JOINS for t in clause if t.kind == "word")
 
 
 def _word_count(task: str, clause: list[Token]) -> Job:
@@ -245,7 +127,7 @@ def _word_count(task: str, clause: list[Token]) -> Job:
     if quoted:
         return WordCount(texts=quoted)
     files = [t.text for t in clause if t.kind == "file"]
-    if files or {t.word for t in clause} & {"file", "files", "note", "notes"}:
+    if files or {t.word for t in clause} & _FILE_WORDS:
         return WordCount(files=files)
     after = next((i for i, t in enumerate(clause) if t.word in ("in", "of")), None)
     if after is None or after + 1 == len(clause) or clause[after + 1].word in _REFERRING:
@@ -253,24 +135,102 @@ def _word_count(task: str, clause: list[Token]) -> Job:
     return WordCount(texts=[task[clause[after + 1].start:clause[-1].end].lstrip(":").strip()])
 
 
-def _shout(task: str, clause: list[Token]) -> Job:
+def _files(clause: list[Token], words: set[str]) -> Job:
+    """Listing the files ("which files are there?") or reading them ("what is in my notes?")."""
+    if words & _CHANGING:
+        return Said(f"{CANNOT} change files: I only list the note files and read them.")
+    named = [t.text for t in clause if t.kind == "file"]
+    if named:
+        return Reading(named)
+    if words & _READS:
+        return Reading([])
+    asked_which = any(a.word in ("what", "which") and b.word in _FILE_WORDS
+                      for a, b in zip(clause, clause[1:], strict=False))  # "what files", "which notes"
+    if words & _NAMES or asked_which or words & _THERE_ARE and "in" not in words:
+        return Listing()
+    if "in" not in words and "files" in words:  # "my files?", "show me the files"
+        return Listing()
+    return Reading([])
+
+
+def _shout_at(clause: list[Token]) -> int | None:
+    """Where a clause asks to shout ("shout", "uppercase", "in capital letters"), or None."""
+    for i, token in enumerate(clause):
+        if token.word in _SHOUT_WORDS or token.word == "capital" and i + 1 < len(clause) \
+                and clause[i + 1].word in ("letters", "letter"):
+            return i
+    return None
+
+
+def _shouting(task: str, clause: list[Token], keyword: int, start: int, asked: list[list[int]]) -> list[Job]:
+    """`upper` on the text the clause names, on the answer of the part before, or on the answer it asks for."""
     quoted = next((t for t in clause if t.kind == "quote"), None)
     if quoted is not None:
-        return Shout(quoted.quoted)
-    keyword = next(i for i, t in enumerate(clause) if t.word in ("shout", "upper", "uppercase", "capitals"))
+        return [Shout(quoted.quoted)]
     rest = clause[keyword + 1:]
-    if rest and rest[0].text == ":":
+    while rest and (rest[0].word in _CASE_WORDS or rest[0].text == ":"):  # "upper-case: ...", "capital letters"
         rest = rest[1:]
+    rest = _without_ending(rest)
+    if not rest:  # "make hello uppercase": the text comes before the word
+        rest = _without_ending(_without_lead(clause[:keyword]))
     if not rest:
-        return Said(f"{CANNOT} tell what to shout: say it after the word (\"Shout good morning\").")
-    return Shout(task[rest[0].start:rest[-1].end])
+        return [Said(f"{CANNOT} tell what to shout: say it after the word (\"Shout good morning\").")]
+    if _names_the_answer(rest):
+        if not asked:
+            return [Said(f"{CANNOT} tell which answer to shout: ask for it first, then say \"shout the answer\".")]
+        plural = {t.word for t in rest} & _PLURAL
+        return [ShoutAnswer([j for clause_jobs in asked for j in clause_jobs] if plural else asked[-1])]
+    of = next((i for i, t in enumerate(rest) if t.word in ("to", "of", "for")), None)
+    if of and of + 1 < len(rest) and _names_the_answer(rest[:of]):  # "the answer to 2 + 3", "the sum of 1 and 2"
+        inner = _clause_jobs(task, rest, start, asked)
+        if inner and not all(isinstance(j, Said) and j.off_topic for j in inner):  # a sum it declines: said so
+            return [*inner, ShoutAnswer(list(range(start, start + len(inner))))]
+    if len(rest) > 1 and rest[0].word in _LABELS and rest[1].text == ":":  # "words: good morning"
+        rest = rest[2:]
+    elif len(rest) > 2 and rest[0].word in ("the", "this", "these", "following") and rest[1].word in _LABELS \
+            and rest[2].word != "of":
+        rest = rest[2:] if rest[2].text != ":" or len(rest) == 3 else rest[3:]  # "the word hello"
+    return [Shout(task[rest[0].start:rest[-1].end])]
+
+
+def _names_the_answer(tokens: list[Token]) -> bool:
+    """Whether words name an answer, not a text: "it", "that", "the answer", "the results too"."""
+    words = [t.word for t in tokens if t.kind != "mark" or t.text not in ",.!"]
+    return bool(words) and all(w in _THE_ANSWER | _AROUND_ANSWER for w in words) and bool(set(words) & _THE_ANSWER)
+
+
+def _without_lead(tokens: list[Token]) -> list[Token]:
+    """The text before a shout word without the words asking for it: "make hello in all" is hello."""
+    while tokens and (tokens[0].word in _BEFORE_SHOUTED or tokens[0].text == ","):
+        tokens = tokens[1:]
+    while tokens and (tokens[-1].word in _INTO | _CASE_WORDS):
+        tokens = tokens[:-1]
+    return tokens
+
+
+def _without_ending(tokens: list[Token]) -> list[Token]:
+    """A text to shout without what only asks for it: "please", "for me", "out loud", "in capitals"."""
+    while tokens:
+        last = [t.word for t in tokens[-2:]]
+        if tokens[-1].text in (",", ":") or last[-1] in ("please", "thanks", "now", "loudly", "aloud"):
+            tokens = tokens[:-1]
+        elif last in (["for", "me"], ["for", "us"], ["out", "loud"], ["thank", "you"]):
+            tokens = tokens[:-2]
+        elif last[-1] in _CASE_WORDS - {"all", "-"}:
+            while tokens and tokens[-1].word in _CASE_WORDS:
+                tokens = tokens[:-1]
+            if tokens and tokens[-1].word in _INTO:
+                tokens = tokens[:-1]
+        else:
+            break
+    return tokens
 
 
 def _sums(text: str, clause: list[Token]) -> list[Job]:
     """The sums of an arithmetic clause, or one decline saying why it cannot be read."""
     why = _unreadable(clause)
     if why:
-        return [Said(f"{CANNOT} work out “{text}”: {why}")]
+        return [Said(f"{CANNOT} work out “{short(text)}”: {why}")]
     symbols = _symbols(clause)
     numbers = sum(1 for s in symbols if s[0] == "num")
     has_signs = any(s[0] in "+-" for s in symbols)
@@ -280,31 +240,30 @@ def _sums(text: str, clause: list[Token]) -> list[Job]:
     else:
         found = _expressions(symbols)
     if not found or sum(len(s.written) for s in found) != numbers:
-        return [Said(f"{CANNOT} work out “{text}”: I read sums like 10 - 3 + 2.5, \"add 7 and 5\" or "
-                     "\"2 + 3 and 4 + 5\", and I cannot tell what every number in it is for.")]
-    return [s if s.exact() else Said(f"{CANNOT} add {s.words()} exactly: the `add` tool works in floating "
-                                     "point, and numbers this large or this precise would come back rounded.")
-            for s in found]
+        return [Said(f"{CANNOT} work out “{short(text)}”: I read a sum as numbers with + or - between them, or "
+                     "\"add\" and a list of numbers, and I cannot tell what every number in it is for.")]
+    return [Said(f"{CANNOT} add {short(s.words())} exactly: the `add` tool works in floating point, and "
+                 f"{s.inexact()}.") if s.inexact() else s for s in found]
 
 
 def _unreadable(clause: list[Token]) -> str:
     """Why an arithmetic clause holds something the toy cannot read, or '' when it holds only what it reads."""
     for i, token in enumerate(clause):
         if token.kind == "mixed":
-            return f"I do not read “{token.text}” as a number."
+            return f"I do not read “{short(token.text, 20)}” as a number."
         if token.kind == "num" and re.match(r"0\d", token.text):
-            return f"I do not read “{token.text}” (a leading zero) as a number."
+            return f"I do not read “{short(token.text, 20)}” (a leading zero) as a number."
         if token.kind == "mark" and token.text == "," and 0 < i < len(clause) - 1 \
                 and clause[i - 1].kind == "num" == clause[i + 1].kind \
                 and clause[i - 1].end == token.start and token.end == clause[i + 1].start:
-            return (f"I cannot tell whether the comma in {clause[i - 1].text},{clause[i + 1].text} separates two "
-                    "numbers or groups thousands.")
+            grouped = short(f"{clause[i - 1].text},{clause[i + 1].text}", 20)
+            return f"I cannot tell whether the comma in {grouped} separates two numbers or groups thousands."
         if token.kind == "mark" and token.text not in (",", ":", "=", "?", "!", "."):
             return f"I only add and subtract, and I do not read “{token.text}”."
         if token.kind in ("quote", "file"):
-            return f"I do not read {token.text} in a sum."
+            return f"I do not read {short(token.text, 20)} in a sum."
         if token.kind == "word" and token.word not in _FILLER | _SUM_VERBS | _LIST_JOINS | set(_SIGNS) | {"negative"}:
-            return f"I only add and subtract, and I do not read “{token.text}” in a sum."
+            return f"I only add and subtract, and I do not read “{short(token.text, 20)}” in a sum."
     return ""
 
 
