@@ -44,6 +44,8 @@ from pathlib import Path
 
 CHILD = Path(__file__).resolve().with_name("child.py")
 CHILD_INSIDE = "/sandbox/child.py"  # where bubblewrap shows it
+GUARD = CHILD.with_name("child_guard.py")  # the child's audit hook, which it loads from its own folder
+GUARD_INSIDE = "/sandbox/child_guard.py"
 BWRAP = "/usr/bin/bwrap"
 MESSAGE_BYTES = 8 << 20  # the largest protocol message the judge reads; a bigger one ends the child
 PRINTED_BYTES = 200_000  # what the judge keeps of one script's printed output; the rest is read and dropped
@@ -105,7 +107,8 @@ def _bwrap_args() -> list[str]:
             args += ["--ro-bind", top, top]
     for root in _python_roots():
         args += ["--ro-bind", root, root]
-    return args + ["--ro-bind", str(CHILD), CHILD_INSIDE, "--proc", "/proc", "--dev", "/dev",
+    return args + ["--ro-bind", str(CHILD), CHILD_INSIDE, "--ro-bind", str(GUARD), GUARD_INSIDE,
+                   "--proc", "/proc", "--dev", "/dev",
                    "--tmpfs", "/tmp", "--chdir", "/tmp", "--"]
 
 
