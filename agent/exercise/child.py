@@ -317,11 +317,14 @@ def reaper(fd):
     """Become a child subreaper, run the worker in a fork, then leave no descendant alive."""
     import ctypes
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     pid = os.fork()
     if pid == 0:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        # The learner's `import ctypes` must reach the audit hook, not find the reaper's copy already loaded.
+        for name in [name for name in sys.modules if name.partition(".")[0] in ("ctypes", "_ctypes")]:
+            del sys.modules[name]
+        del ctypes
         worker(fd)
         _flush()
         os._exit(0)
