@@ -277,6 +277,13 @@ def renamed_process_starter():
     name = next(name for name in os.listdir(folder) if name.startswith("_posixsubprocess"))
     loader = importlib.machinery.ExtensionFileLoader("x._posixsubprocess", f"{folder}/{name}")
     return fork_exec(_imp.create_dynamic(importlib.util.spec_from_loader("x._posixsubprocess", loader)).fork_exec)
+def process_starter_through_importlib():
+    import importlib
+    sys.modules.pop("_posixsubprocess", None)
+    return fork_exec(importlib.import_module("_posixsubprocess").fork_exec)
+def ctypes_through_importlib():
+    import importlib
+    return importlib.import_module("_ctypes").PyObj_FromPtr(id(found)) is found
 def asyncio_subprocess():
     import asyncio
     async def run():
@@ -317,8 +324,9 @@ def model_code_swapped():
 found = []
 real_any, real_realpath, real_join = builtins.any, os.path.realpath, posixpath._joinrealpath
 for action in [imported_process_starter, subprocess_process_starter, fresh_process_starter,
-               renamed_process_starter, asyncio_subprocess, inet_socket, unix_connect, unix_datagram, swapped_realpath,
-               swapped_builtins, climbed_out, own_tracer_in_a_thread, ctypes_memory, model_code_swapped]:
+               renamed_process_starter, process_starter_through_importlib, ctypes_through_importlib,
+               asyncio_subprocess, inet_socket, unix_connect, unix_datagram, swapped_realpath, swapped_builtins,
+               climbed_out, own_tracer_in_a_thread, ctypes_memory, model_code_swapped]:
     probe(action.__name__, action)
     builtins.any, os.path.realpath, posixpath._joinrealpath = real_any, real_realpath, real_join
 pair = socket.socketpair()  # what asyncio's event loop makes: allowed

@@ -321,7 +321,8 @@ def reaper(fd):
     pid = os.fork()
     if pid == 0:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        # The learner's `import ctypes` must reach the audit hook, not find the reaper's copy already loaded.
+        # The learner's `import ctypes` must reach the audit hook, not find the reaper's copy already loaded
+        # (what of it can still be loaded again raises ctypes events, all refused).
         for name in [name for name in sys.modules if name.partition(".")[0] in ("ctypes", "_ctypes")]:
             del sys.modules[name]
         del ctypes

@@ -29,8 +29,7 @@ REFUSED = frozenset({
     "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo",
     "os.fork", "os.forkpty", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
     "os.startfile", "pty.spawn",
-    "os.kill", "os.killpg", "signal.pthread_kill", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata",
-    "ctypes.call_function", "ctypes.addressof", "ctypes.string_at", "ctypes.wstring_at", "gc.get_referrers",
+    "os.kill", "os.killpg", "signal.pthread_kill", "gc.get_referrers",
     "gc.get_referents", "gc.get_objects", "sys.setprofile", "sys._current_frames",
     "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.symlink", "os.link",
     "os.truncate", "os.utime", "os.chdir", "os.chroot", "os.putenv", "os.unsetenv", "shutil.rmtree",
@@ -115,7 +114,7 @@ def install(roots, tracer, own_files):
         return False
 
     def hook(event, args):
-        if event in refused:
+        if event in refused or event.startswith("ctypes."):  # every ctypes event: a copy may be loaded already
             refuse(event)
         elif event == "import":
             if refused_import(args):

@@ -10,7 +10,7 @@ Two levels of protection, said by `protection()`:
 - **bubblewrap** (`/usr/bin/bwrap`, Debian's `bubblewrap`): the child gets its
   own network, PID, IPC, UTS and user namespaces, no capabilities, a read-only
   view of only what Python needs (`/usr`, the `/lib` links, the interpreter's
-  prefix, `child.py`), a fresh `/proc` and a minimal `/dev`, a private empty
+  prefix, `child.py` and `child_guard.py`), a fresh `/proc` and a minimal `/dev`, a private empty
   `/tmp`, and an empty environment. When its first process ends, the kernel
   ends every other process in its PID namespace, so nothing outlives a check.
 - **process limits** (no bubblewrap, or one that cannot run here): memory, CPU
@@ -18,8 +18,10 @@ Two levels of protection, said by `protection()`:
   (`child.py --reaper`, a child subreaper) that kills every descendant when the
   child ends, `setsid` escapees included.
 
-In both, the child refuses through an audit hook (PEP 578) what a loop never
-needs: files outside Python's own, sockets, new processes, signals. Under
+In both, the child refuses through the same audit hook (PEP 578, `child_guard.py`,
+which bubblewrap shows beside `child.py`) what escapes the process: files
+outside Python's own, sockets but an unconnected AF_UNIX pair, new processes,
+signals; asyncio, threads and the rest of the standard library run. Under
 process limits that hook is the only wall against reading files or opening
 sockets, and audit hooks are not a sandbox: code that tries hard enough can get
 round one.
@@ -71,7 +73,8 @@ class Limits:
     page leaves, so a class's Steps stay fast while their checks run."""
     audit_guard: bool = True
     """Whether the learner's code also runs under the child's audit hook, which refuses files outside Python's
-    own, sockets, new processes and signals (off only to test the walls around it on their own)."""
+    own, sockets that could reach anything, new processes and signals (off only to test the walls around it on
+    their own)."""
 
 
 @dataclass(frozen=True)
