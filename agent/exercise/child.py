@@ -177,11 +177,13 @@ def _set_limits(memory_mb, cpu_seconds):
 
 def _install_guard(tracer):
     """The audit hook of `child_guard.py`, loaded from this file's folder (`-I` leaves it off sys.path)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    folder = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, folder)
     try:
         import child_guard
     finally:
         del sys.path[0]
+        sys.path_importer_cache.pop(folder, None)  # nothing else is imported from the child's folder
     roots = {os.path.realpath(path) for path in (sys.prefix, sys.exec_prefix, sys.base_prefix)}
     child_guard.install(roots, tracer, (_where.__code__.co_filename, child_guard.install.__code__.co_filename))
 
@@ -342,3 +344,5 @@ if __name__ == "__main__":
         reaper(int(sys.argv[1]))
     else:
         worker(int(sys.argv[1]))
+        _flush()
+        os._exit(0)  # a thread the learner's code left running does not keep the process up
