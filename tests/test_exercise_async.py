@@ -207,6 +207,29 @@ def test_check_loop_command_passes_async_loops_under_each_protection(protection,
         assert lines[-1].endswith("scripts pass: well done")
 
 
+THIRTY_TWO_THREADS = with_bug(("import json\n", "import json\nimport threading\n"), (TURNS, """\
+    meeting = threading.Barrier(33)  # 32 threads alive at once, each with memory of its own: a full thread pool
+    def work():
+        kept = [bytearray(200_000) for _ in range(4)]
+        meeting.wait(5)
+        return kept
+    threads = [threading.Thread(target=work) for _ in range(32)]
+    for thread in threads:
+        thread.start()
+    meeting.wait(5)
+    for thread in threads:
+        thread.join()
+""" + TURNS))
+
+
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_thirty_two_threads_at_once_fit_in_the_default_memory_limit(isolation):
+    limits = limits_for(isolation)
+    assert limits.memory_mb == 512
+    check = check_loop(THIRTY_TWO_THREADS, ["add_then_answer", "two_file_search"], limits)
+    assert check.passed, "\n".join(format_check(check))
+
+
 # ---- the mistakes are named, and their lines found, in async and threaded loops -----------------------------
 
 
