@@ -13,6 +13,10 @@ no project on its path). All it has is:
   returns the reply the judge sends back (or raises the refusal);
 - `run_tool(block)`, which sends the block out and returns the judge's result.
 
+`run_agent` may be `async def` (or return a coroutine): the child then runs it with
+`asyncio.run`. Each request and its reply is one exchange on the socket, taken
+whole under a lock, so a loop's threads cannot interleave theirs.
+
 Protocol: one JSON object a line, each way. The judge sends `load`, then
 `run` for each script, answering `request` with `reply`/`refused`/`finished`
 and `tool` with `tool_result`; the child says `loaded` or `load_problem`, and
@@ -22,6 +26,8 @@ With `--reaper` the process first makes itself a child subreaper and forks:
 the fork runs the learner's code, and the reaper, once it ends (or on
 SIGTERM), kills every descendant left, `setsid` escapees included. The judge
 uses this when bubblewrap is not there to end the whole tree.
+
+What the learner's code may not do is `child_guard.py`'s audit hook, beside this file.
 """
 
 import builtins
@@ -32,8 +38,10 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 import traceback
+import types
 
 TEXT_CHARS = 2_000  # an exception's message or a returned value's text, as reported
 RETURNED_CHARS = 100_000
@@ -55,18 +63,27 @@ class Channel:
     def __init__(self, fd):
         self._sock = socket.socket(fileno=fd)
         self._buffer = b""
+        self._lock = threading.RLock()  # one thread's exchange at a time: a reply goes to the thread that asked
 
     def send(self, message):
-        self._sock.sendall(json.dumps(message).encode() + b"\n")
+        with self._lock:
+            self._sock.sendall(json.dumps(message).encode() + b"\n")
 
     def receive(self):
-        while b"\n" not in self._buffer:
-            chunk = self._sock.recv(1 << 16)
-            if not chunk:
-                os._exit(0)  # the judge is gone: nothing left to do
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return json.loads(line)
+        with self._lock:
+            while b"\n" not in self._buffer:
+                chunk = self._sock.recv(1 << 16)
+                if not chunk:
+                    os._exit(0)  # the judge is gone: nothing left to do
+                self._buffer += chunk
+            line, _, self._buffer = self._buffer.partition(b"\n")
+            return json.loads(line)
+
+    def exchange(self, message):
+        """Send one message and return the judge's answer to it, with no other thread's message between."""
+        with self._lock:
+            self.send(message)
+            return self.receive()
 
 
 def _cut(text, limit=TEXT_CHARS):
@@ -121,8 +138,7 @@ class Model:
         """Send the request; return the reply as a plain dict, or raise the model's refusal."""
         request = {"kind": "request", "messages": _plain_messages(messages), "options": options,
                    "trail": self._trail.take()}
-        self._channel.send(request)  # a value JSON cannot hold fails here, as it does in the SDK
-        answer = self._channel.receive()
+        answer = self._channel.exchange(request)  # a value JSON cannot hold fails here, as it does in the SDK
         self._trail.take()
         if answer.get("kind") == "refused":
             raise BadRequestError(f"Error code: 400 - {answer.get('message')}")
@@ -159,49 +175,17 @@ def _set_limits(memory_mb, cpu_seconds):
     cap(resource.RLIMIT_AS, memory_mb << 20)
 
 
-# What the learner's code may not do, by audit event (PEP 578). Inside bubblewrap this is a second wall;
-# under process limits it is the only one against casual harm, and not a sandbox: audit hooks can be
-# got round by code that tries hard enough (the README says so).
-_REFUSED = frozenset({
-    "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo", "socket.__new__",
-    "os.fork", "os.forkpty", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
-    "os.startfile", "pty.spawn",
-    "os.kill", "os.killpg", "signal.pthread_kill", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata",
-    "ctypes.call_function", "ctypes.addressof", "ctypes.string_at", "ctypes.wstring_at", "gc.get_referrers",
-    "gc.get_referents", "gc.get_objects", "sys.setprofile", "sys.settrace", "sys._current_frames",
-    "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.symlink", "os.link",
-    "os.truncate", "os.utime", "os.chdir", "os.chroot", "os.putenv", "os.unsetenv", "shutil.rmtree",
-    "shutil.copyfile", "shutil.move", "mmap.__new__", "urllib.Request", "http.client.connect", "ftplib.connect",
-    "smtplib.connect", "webbrowser.open", "resource.setrlimit", "resource.prlimit", "sys.addaudithook",
-})
-_REFUSED_MODULES = frozenset({"ctypes", "_ctypes", "_posixsubprocess", "_xxsubinterpreters", "_testcapi",
-                              "_testinternalcapi"})
-
-
-def _guard(roots):
-    """Refuse, from here on, what a loop never needs: other files, sockets, processes, signals, introspection
-    of the child's own machinery. Reading is allowed only under Python's own folders (`roots`)."""
-    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-    readable = tuple(root.rstrip("/") + "/" for root in roots)
-
-    def refuse(event):
-        raise PermissionError(f"the exercise's sandbox does not allow this ({event})")
-
-    def hook(event, args):
-        if event in _REFUSED:
-            refuse(event)
-        elif event == "import" and args[0].partition(".")[0] in _REFUSED_MODULES:
-            refuse(f"import {args[0]}")
-        elif event == "object.__setattr__" and args[1] in ("__code__", "__globals__"):
-            refuse(event)
-        elif event in ("open", "os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes)):
-            path = os.fsdecode(args[0])
-            writing = event == "open" and (any(c in str(args[1] or "") for c in "wax+")
-                                           or bool((args[2] or 0) & write_flags))
-            if writing or not os.path.realpath(path).startswith(readable):
-                refuse(f"{event} {path}")
-
-    sys.addaudithook(hook)
+def _install_guard(tracer):
+    """The audit hook of `child_guard.py`, loaded from this file's folder (`-I` leaves it off sys.path)."""
+    folder = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, folder)
+    try:
+        import child_guard
+    finally:
+        del sys.path[0]
+        sys.path_importer_cache.pop(folder, None)  # nothing else is imported from the child's folder
+    roots = {os.path.realpath(path) for path in (sys.prefix, sys.exec_prefix, sys.base_prefix)}
+    child_guard.install(roots, tracer, (_where.__code__.co_filename, child_guard.install.__code__.co_filename))
 
 
 def _load(channel, order, trail):
@@ -217,9 +201,11 @@ def _load(channel, order, trail):
         return None
     namespace = {"__name__": "learner_loop", "__file__": filename, "__builtins__": builtins,
                  "run_tool": _tool_runner(channel)}
-    sys.settrace(trail.tracer)
+    tracer = trail.tracer
+    sys.settrace(tracer)
+    threading.settrace(tracer)  # a loop's own threads, asyncio.to_thread's included, are traced as well
     if order.get("guard", True):
-        _guard({os.path.realpath(path) for path in (sys.prefix, sys.exec_prefix, sys.base_prefix)})
+        _install_guard(tracer)
     try:
         exec(code, namespace)
     except BaseException as exc:  # noqa: B036  the learner's SystemExit is a problem to report, not our exit
@@ -246,8 +232,7 @@ def _load(channel, order, trail):
 def _tool_runner(channel):
     def run_tool(block):
         """The tool_result block answering one tool_use block, run by the judge."""
-        channel.send({"kind": "tool", "block": block})
-        return channel.receive().get("result")
+        return channel.exchange({"kind": "tool", "block": block}).get("result")
 
     return run_tool
 
@@ -259,6 +244,10 @@ def _run(channel, run_agent, filename, lines, order, trail):
     trail.take()
     try:
         returned = run_agent(order["task"], Model(channel, trail), order["max_turns"])
+        if isinstance(returned, types.CoroutineType):  # `async def run_agent`, or one returning a coroutine
+            import asyncio
+
+            returned = asyncio.run(returned)
         text = str(returned)
         report = {"kind": "returned", "type": type(returned).__name__, "text": _cut(text, RETURNED_CHARS)}
     except BaseException as exc:  # noqa: B036  the learner's SystemExit or KeyboardInterrupt ends their run only
@@ -330,11 +319,15 @@ def reaper(fd):
     """Become a child subreaper, run the worker in a fork, then leave no descendant alive."""
     import ctypes
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     pid = os.fork()
     if pid == 0:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        # The learner's `import ctypes` must reach the audit hook, not find the reaper's copy already loaded
+        # (what of it can still be loaded again raises ctypes events, all refused).
+        for name in [name for name in sys.modules if name.partition(".")[0] in ("ctypes", "_ctypes")]:
+            del sys.modules[name]
+        del ctypes
         worker(fd)
         _flush()
         os._exit(0)
@@ -351,3 +344,5 @@ if __name__ == "__main__":
         reaper(int(sys.argv[1]))
     else:
         worker(int(sys.argv[1]))
+        _flush()
+        os._exit(0)  # a thread the learner's code left running does not keep the process up

@@ -2,24 +2,27 @@
 
 The learner's code runs in `child.py`, a standard-library script started with
 `python -I -S` (no site-packages, no environment variables, no project on its
-path), an empty environment, and three pipes: its real stdout and stderr, and
-a socket for the protocol (its descriptor's number is the child's first argument) with the judge.
+path), an environment holding only `CHILD_ENV`, and three pipes: its real stdout
+and stderr, and a socket for the protocol (its descriptor's number is the child's first argument) with the judge.
 
 Two levels of protection, said by `protection()`:
 
 - **bubblewrap** (`/usr/bin/bwrap`, Debian's `bubblewrap`): the child gets its
   own network, PID, IPC, UTS and user namespaces, no capabilities, a read-only
   view of only what Python needs (`/usr`, the `/lib` links, the interpreter's
-  prefix, `child.py`), a fresh `/proc` and a minimal `/dev`, a private empty
-  `/tmp`, and an empty environment. When its first process ends, the kernel
-  ends every other process in its PID namespace, so nothing outlives a check.
+  prefix, `child.py` and `child_guard.py`), a fresh `/proc` and a minimal
+  `/dev`, a private empty `/tmp`, and only `CHILD_ENV` for environment. When
+  its first process ends, the kernel ends every other process in its PID
+  namespace, so nothing outlives a check.
 - **process limits** (no bubblewrap, or one that cannot run here): memory, CPU
   and file-size limits, its own session and process group, and a reaper
   (`child.py --reaper`, a child subreaper) that kills every descendant when the
   child ends, `setsid` escapees included.
 
-In both, the child refuses through an audit hook (PEP 578) what a loop never
-needs: files outside Python's own, sockets, new processes, signals. Under
+In both, the child refuses through the same audit hook (PEP 578, `child_guard.py`,
+which bubblewrap shows beside `child.py`) what escapes the process: files
+outside Python's own, sockets but an unconnected AF_UNIX pair, new processes,
+signals; asyncio, threads and the rest of the standard library run. Under
 process limits that hook is the only wall against reading files or opening
 sockets, and audit hooks are not a sandbox: code that tries hard enough can get
 round one.
@@ -44,11 +47,16 @@ from pathlib import Path
 
 CHILD = Path(__file__).resolve().with_name("child.py")
 CHILD_INSIDE = "/sandbox/child.py"  # where bubblewrap shows it
+GUARD = CHILD.with_name("child_guard.py")  # the child's audit hook, which it loads from its own folder
+GUARD_INSIDE = "/sandbox/child_guard.py"
 BWRAP = "/usr/bin/bwrap"
 MESSAGE_BYTES = 8 << 20  # the largest protocol message the judge reads; a bigger one ends the child
 PRINTED_BYTES = 200_000  # what the judge keeps of one script's printed output; the rest is read and dropped
 STDERR_BYTES = 20_000
 NICE = shutil.which("nice")
+# The child's whole environment. One malloc arena for all its threads: each thread's own would reserve 64 MB of
+# address space, and a loop's thread pool would run out of its memory limit before it ran out of work.
+CHILD_ENV = {"MALLOC_ARENA_MAX": "1"}
 
 
 @dataclass(frozen=True)
@@ -69,7 +77,8 @@ class Limits:
     page leaves, so a class's Steps stay fast while their checks run."""
     audit_guard: bool = True
     """Whether the learner's code also runs under the child's audit hook, which refuses files outside Python's
-    own, sockets, new processes and signals (off only to test the walls around it on their own)."""
+    own, sockets that could reach anything, new processes and signals (off only to test the walls around it on
+    their own)."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +114,10 @@ def _bwrap_args() -> list[str]:
             args += ["--ro-bind", top, top]
     for root in _python_roots():
         args += ["--ro-bind", root, root]
-    return args + ["--ro-bind", str(CHILD), CHILD_INSIDE, "--proc", "/proc", "--dev", "/dev",
+    for name, value in CHILD_ENV.items():
+        args += ["--setenv", name, value]
+    return args + ["--ro-bind", str(CHILD), CHILD_INSIDE, "--ro-bind", str(GUARD), GUARD_INSIDE,
+                   "--proc", "/proc", "--dev", "/dev",
                    "--tmpfs", "/tmp", "--chdir", "/tmp", "--"]
 
 
@@ -163,8 +175,8 @@ class ChildProcess:
         if limits.nice and NICE:  # nice execs the command: the same pid, so ending it works as before
             command = [NICE, "-n", str(limits.nice), *command]
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, env={}, cwd="/", start_new_session=True,
-                                        pass_fds=(theirs.fileno(), info_w))
+                                        stderr=subprocess.PIPE, env=dict(CHILD_ENV), cwd="/",
+                                        start_new_session=True, pass_fds=(theirs.fileno(), info_w))
         theirs.close()
         os.close(info_w)
         self._sock = ours

@@ -1,5 +1,5 @@
-# mistake: not_a_string
-# Copied from an async tutorial: async def, so calling it returns a coroutine, not the answer.
+# mistake: none
+# Copied from an async tutorial: async def run_agent, which the check runs with asyncio.run.
 import json
 
 
