@@ -93,14 +93,43 @@ def starts_with_task(messages: Any, task: str) -> bool:
 
 
 def _openai_shape(messages: list[Any]) -> tuple[str, int] | None:
-    """The first message in OpenAI's chat format, and which OpenAI habit it shows."""
+    """The first message in OpenAI's chat format, and which OpenAI habit it shows: a result with role "tool"
+    or "function", or naming its call in tool_call_id, or as a function_call_output item; a system message;
+    calls as tool_calls, function_call or function_call items."""
     for i, message in enumerate(messages):
-        if _role(message) == "tool":
+        if _role(message) in ("tool", "function"):
             return "openai_tool_role", i
         if _role(message) == "system":
             return "openai_system_message", i
         if isinstance(message, dict) and ("tool_calls" in message or "function_call" in message):
             return "openai_tool_calls", i
+        blocks = [b for b in _blocks(message) if isinstance(b, dict)]
+        if any(b.get("type") == "function_call" for b in blocks):
+            return "openai_tool_calls", i
+        if any(b.get("type") == "function_call_output" or "tool_call_id" in b for b in blocks):
+            return "openai_tool_role", i
+    return None
+
+
+def _carried_reply(messages: list[Any], earlier_replies: list[Any]) -> int | None:
+    """The index of an assistant message, in a run's first request, holding a reply an earlier run was given:
+    the model has not answered this run yet, so that message can only have been kept from before."""
+    for i, message in enumerate(messages):
+        if _role(message) == "assistant" and message.get("content") in earlier_replies:
+            return i
+    return None
+
+
+def _duplicate_result(messages: list[Any], start: int = 1) -> int | None:
+    """The index of a user message (from `start` on) holding two tool_result blocks with the id of one call
+    of the message before it: one call answered twice (ids the reply never used are another mistake)."""
+    for i in range(max(start, 1), len(messages)):
+        if _role(messages[i]) != "user":
+            continue
+        calls = {b.get("id") for b in _typed(messages[i - 1], "tool_use")}
+        ids = [b.get("tool_use_id") for b in _typed(messages[i], "tool_result")]
+        if any(ids.count(call) > 1 for call in calls):
+            return i
     return None
 
 
@@ -115,11 +144,12 @@ def _earlier_task(messages: list[Any], earlier_tasks: list[str], task: str) -> i
 
 def history_mistake(seen: Observation, task: str, replies: list[dict[str, Any]]) -> tuple[str, int | None, int] | None:
     """A mistake the whole run shows, whatever the first refusal said: (name, message index, request number).
-    Each is named only on its own evidence in the requests: an OpenAI-format message; an earlier script's task
-    in the first request (state kept between calls); the task gone from a later request that once began with
-    it; a tool call sent back with another input than the reply gave it (`replies`: the script's); a message
-    already sent that changed since, into a copy of a later one (one object appended twice); a later request
-    no longer than the one before it (the conversation not kept)."""
+    Each is named only on its own evidence in the requests: an OpenAI-format message; an earlier script's task,
+    or a reply an earlier script was given, in the first request (state kept between calls); the task gone from
+    a later request that once began with it; two results with one call's id; a tool call sent back with another
+    input than the reply gave it (`replies`: the script's); a message already sent that changed since, into a
+    copy of a later one (one object appended twice); a later request no longer than the one before it (the
+    conversation not kept)."""
     previous: Any = None
     inputs = _call_inputs(replies)
     for number, messages in enumerate(seen.requests, 1):
@@ -128,12 +158,16 @@ def history_mistake(seen: Observation, task: str, replies: list[dict[str, Any]])
         openai = _openai_shape(messages)
         if openai:
             return openai[0], openai[1], number
-        if number == 1:
+        if number == 1 and seen.earlier_scripts:
             old = _earlier_task(messages, seen.earlier_tasks, task)
-            if old is not None:
-                return "kept_state", old, number
+            carried = _carried_reply(messages, seen.earlier_replies) if old is None else old
+            if carried is not None:
+                return "kept_state", carried, number
         if not starts_with_task(messages, task):
             return ("dropped_task", 0, number) if starts_with_task(seen.requests[0], task) else None
+        duplicate = _duplicate_result(messages)
+        if duplicate is not None:
+            return "duplicate_result_id", duplicate, number
         changed_input = _changed_input(messages, inputs)
         if changed_input is not None:
             return "tool_input_changed", changed_input, number
@@ -197,6 +231,10 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
             return "reply_appended_twice", index
         if _only_results(messages[index]):
             return "results_as_assistant", index
+    if "must have non-empty content" in reason and index is not None and 0 < index < len(messages) \
+            and _role(messages[index]) == "user" and messages[index].get("content") == [] \
+            and _typed(messages[index - 1], "tool_use"):
+        return "empty_results", index  # the results message after a tool call, with nothing in it
     if "unexpected `tool_use_id`" in reason:
         # Only in the message just added: an earlier one refused now changed after it was sent (aliasing).
         return ("wrong_tool_use_id" if index == len(messages) - 1 else None), index
@@ -217,10 +255,15 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
 
 
 def _user_twice(messages: list[Any], index: int) -> str | None:
-    """Two user messages in a row: each holding only results (one message per result), or results after a
-    message that is not the reply they answer, with no reply anywhere later (the reply not appended)."""
+    """Two user messages in a row: each holding only results (one message per result); results followed by
+    the very reply whose calls they answer (the reply appended after its results); or results after a message
+    that is not the reply they answer, with no reply anywhere later (the reply not appended)."""
     if _only_results(messages[index - 1]) and _only_results(messages[index]):
         return "one_message_per_result"
+    answered = {b.get("tool_use_id") for b in _typed(messages[index], "tool_result")}
+    after = messages[index + 1] if index + 1 < len(messages) else None
+    if answered and _role(after) == "assistant" and answered <= {b.get("id") for b in _typed(after, "tool_use")}:
+        return "reply_after_results"
     if _typed(messages[index], "tool_result") and not any(_role(m) == "assistant" for m in messages[index + 1:]):
         return "reply_not_appended"
     return None
@@ -233,6 +276,8 @@ def _unanswered(messages: list[Any], index: int | None) -> tuple[str | None, int
     if _role(after) != "user":
         return None, index
     results, blocks = _typed(after, "tool_result"), _blocks(after)
+    if _duplicate_result(messages, index + 1) == index + 1:
+        return "duplicate_result_id", index + 1
     if results:  # with as many results as calls, they answer the wrong ones: no single mistake says which
         return ("call_not_answered", index) if len(results) < len(_typed(messages[index], "tool_use")) \
             else (None, index)
@@ -244,10 +289,29 @@ _BLOCK_FIELD = re.compile(r"^messages\.(\d+)\.content\.(\d+)(\.tool_use\.input|\
                           r"(?:\.type)?: ")
 
 
+_EXTRA_FIELD = re.compile(r"^messages\.(\d+)\.content\.(\d+)\.(tool_use|text|thinking)\.(\w+): Extra inputs are "
+                          r"not permitted")
+
+
+def _added_field(reason: str, messages: list[Any]) -> bool:
+    """Whether the refusal is a field the API does not know, on a block of a reply the model gave (an
+    assistant message), the block's own fields all there: a field added to it, not a block made up."""
+    match = _EXTRA_FIELD.match(reason)
+    if not match:
+        return False
+    index, position, kind = int(match.group(1)), int(match.group(2)), match.group(3)
+    blocks = _blocks(messages[index]) if index < len(messages) and _role(messages[index]) == "assistant" else []
+    block = blocks[position] if position < len(blocks) else None
+    own = {"tool_use": ("id", "name", "input"), "text": ("text",), "thinking": ("thinking",)}[kind]
+    return isinstance(block, dict) and all(name in block for name in own)
+
+
 def _changed_block(reason: str, messages: list[Any]) -> str | None:
     """A block refused for its type or one field's: a tool call's input made a string in place (tool input
     changed), a whole tool_result put inside another's content (result wrapped), or a tool's output put in the
     results as a bare string (results as text)."""
+    if _added_field(reason, messages):
+        return "field_added"
     match = _BLOCK_FIELD.match(reason)
     if not match:
         return None
@@ -322,8 +386,7 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
         if final.branch == "limit":
             return "wrong_limit_message"
         if final.branch == "stopped":
-            # Its own words for the stop, not the reply's text taken for an answer (a branch on the content).
-            return "wrong_stop_message" if last in text or text.lower().startswith("stop") else None
+            return _stop_mistake(text, str(last), final.reply or {}, seen)
         if final.branch == "answer":
             return "thinking_in_answer" if _answer_with_thinking(text, state.result, final.reply) else "answer_text"
         return None
@@ -331,9 +394,26 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
     # `<`, not `<=`: at the result line itself, with the right answer, the loop printed a line more than the
     # reference, which extra_print names above unless its requests differ as well (a second bug).
     if line < result_line and ran_the_same and not seen.printed_cut:  # past the cut the loop's lines are missing
-        # A counter kept from an earlier run shows on this run's first line already.
-        later = line == 0 < len(actual) and _later_turn(expected[0], actual[0])
-        return "kept_state" if seen.earlier_scripts and later else "tool_lines"
+        # A counter kept from an earlier run shows on this run's first line already, further on than any offset
+        # the earlier runs' first lines showed (a fixed offset shows on every run alike: a wrong line).
+        offset = _turn_offset(expected[0], actual[0]) if line == 0 < len(actual) else None
+        if offset is None or offset <= 0 or not seen.earlier_scripts:
+            return "tool_lines"
+        if not seen.earlier_turns:
+            return None  # no earlier line to tell a counter carried over from a fixed offset
+        return "kept_state" if offset > max(turn - 1 for turn in seen.earlier_turns) else "tool_lines"
+    return None
+
+
+def _stop_mistake(text: str, stop_reason: str, reply: dict[str, Any], seen: Observation) -> str | None:
+    """The returned text where the reference returned stopped: <reason>: its own words for the stop; or the
+    reply's text taken for an answer on that stop reason, unless the loop also returned right after a tool_use
+    reply earlier in this process (it ends on any reply with text: a branch on the content, not this reason)."""
+    if stop_reason in text or text.lower().startswith("stop"):
+        return "wrong_stop_message"
+    said = "".join(b.get("text") or "" for b in reply.get("content") or [] if b.get("type") == "text")
+    if said.strip() and text.strip() == said.strip() and not seen.earlier_returns_on_tool_use:
+        return "wrong_stop_message"
     return None
 
 
@@ -354,7 +434,7 @@ def _answer_with_thinking(text: str, answer: str, reply: dict[str, Any]) -> bool
     return "".join(text.split()) == "".join(answer.split())
 
 
-def _later_turn(expected: str, actual: str) -> bool:
-    """Whether a tool line counts its turn from further on than the reference's: a counter kept from before."""
+def _turn_offset(expected: str, actual: str) -> int | None:
+    """How many turns further on than the reference's a tool line counts its turn; None if either is no tool line."""
     want, got = re.match(r"turn (\d+):", expected), re.match(r"turn (\d+):", actual)
-    return bool(want and got) and int(got.group(1)) > int(want.group(1))
+    return int(got.group(1)) - int(want.group(1)) if want and got else None

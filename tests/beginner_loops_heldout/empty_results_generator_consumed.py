@@ -1,4 +1,4 @@
-# mistake: unnamed
+# mistake: empty_results
 # The results are a generator; printing them uses it up, so the message sent has no results at all.
 import json
 

@@ -1,5 +1,5 @@
-# mistake: unnamed
-# Appends the results first and the reply after them: no mistake of the list says exactly that.
+# mistake: reply_after_results
+# Appends the results first and the reply after them (the order wrong).
 import json
 
 
