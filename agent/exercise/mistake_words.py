@@ -133,9 +133,9 @@ MISTAKES: dict[str, str] = {
         'block was run because the loop looked for another type than "tool_use". Run each block whose type is '
         '"tool_use" and put every block run_tool returns in the list you send.'),
     "duplicate_result_id": (
-        "Two tool results answer the same call (the same tool_use_id), so another call got none. Each result "
-        "must come from running its own block: run_tool(block) inside the loop over the tool_use blocks, and "
-        "send the block it returns as it is (its tool_use_id is that block's id)."),
+        "The same tool result went back twice: one call was run (or its result added) twice, and another call "
+        "got none. Each result must come from running its own block: run_tool(block) once for each tool_use "
+        "block, inside the loop over them, and send the block it returns as it is."),
     "reply_after_results": (
         "The tool results were appended before the reply that asked for them. The order is: the model's reply "
         "(the assistant message with the tool_use blocks) first, then ONE user message with their results."),

@@ -1,6 +1,8 @@
-# mistake: duplicate_result_id
+# mistake: unnamed
 # Deep-copies the first result as a template and fills in each call's content: every copy keeps the first
 # call's tool_use_id.
+# (Labelled duplicate_result_id before its first run; that mistake now means one result sent twice, the same
+# block, and here each copy has its own content under a wrong id: a wrong id, which no mistake names apart.)
 import copy
 import json
 

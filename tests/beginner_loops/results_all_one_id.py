@@ -1,5 +1,5 @@
-# mistake: duplicate_result_id
-# Answers every call with the id of the reply's last block: two results share one id, another call has none.
+# mistake: unnamed
+# Answers every call with the id of the reply's last block: as many results as calls, the ids wrong.
 import json
 
 
