@@ -1,13 +1,14 @@
 """How well the exercise names a beginner's mistake: precision and recall over the labelled corpora.
 
-Checks every loop of tests/beginner_loops/ and of tests/beginner_loops_heldout/
-(written later, blind to the naming code; one realistic bug each, or none)
+Checks every loop of tests/beginner_loops/, of tests/beginner_loops_heldout/
+(written later, blind to the naming code; one realistic bug each, or none) and of
+tests/beginner_loops_unseen/ (the patterns an outside corpus found, labelled before their first run)
 against every exercise script, sandboxed as `check-loop` does, and prints, per
 loop, what each failing script named; then precision (named right / named,
 over every failing script: a wrong name sends the learner to fix code that is
 right, so this is the number that must not fall), and recall (loops whose
 mistake was named on at least one script / loops with a mistake), overall and
-per mistake, for each corpus and for both. Exits 1 if any mistake was named on
+per mistake, for each corpus and for all of them. Exits 1 if any mistake was named on
 a loop whose bug it does not describe, or a correct loop failed.
 
     python bench/mistake_naming.py [--only NAME_PART] [--quiet] [--corpus DIR ...]
@@ -20,7 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # this checkout's agent package, not an installed one
 
 from naming_corpus import CORPORA, Named, Score, corpus, name_loop, score  # noqa: E402
 
@@ -30,7 +32,7 @@ def main() -> int:
     parser.add_argument("--only", default="", help="check only the loops whose file name contains this")
     parser.add_argument("--quiet", action="store_true", help="print only the wrong names and the figures")
     parser.add_argument("--corpus", type=Path, action="append",
-                        help="a folder of labelled loops to score (again for more); default: both corpora")
+                        help="a folder of labelled loops to score (again for more); default: every corpus")
     args = parser.parse_args()
     failed = False
     everything, total_seconds = [], 0.0

@@ -24,7 +24,11 @@ from agent.exercise import Limits, LoopCheck, check_loop
 CORPUS = Path(__file__).resolve().parent / "beginner_loops"
 HELDOUT = Path(__file__).resolve().parent / "beginner_loops_heldout"
 """Loops written afterwards by someone who had not read the naming code, to score it as an outsider would."""
-CORPORA = (CORPUS, HELDOUT)
+UNSEEN = Path(__file__).resolve().parent / "beginner_loops_unseen"
+"""Loops written for the patterns an outside corpus found named wrong or not at all, in styles the other two lack
+(generators, dispatch dicts, functools.reduce, dataclasses, deep copies, itertools.count, async), labelled before
+their first run."""
+CORPORA = (CORPUS, HELDOUT, UNSEEN)
 LIMITS = Limits(seconds=10.0)  # generous: the machine is shared, and no loop here hangs
 UNNAMED = "unnamed"
 _LABEL = re.compile(r"^# mistake: (\w+)\n")

@@ -302,9 +302,13 @@ def test_a_loop_that_asks_again_after_the_end_says_how_many_requests_the_referen
     [cut_off] = check_one(with_bug((STOP_CHECK, "")), "cut_off_reply")
     assert cut_off.summary == ("your loop asked for another reply after the model had finished (request 2; the "
                                "reference loop sent 1 request)")
-    [endless] = check_one(with_bug((TURNS, "    turn = 0\n    while True:\n        turn += 1\n")), "runaway")
-    assert endless.summary == ("your loop asked for another reply after the model had finished (request 41; the "
-                               "reference loop sent 40 requests)")
+    source = with_bug((TURNS, "    turn = 0\n    while True:\n        turn += 1\n"))
+    [endless] = check_one(source, "runaway")  # every reply called a tool: the model never finished
+    assert endless.summary == ("your loop went on past the turn limit: max_turns is 40, yet it sent request 41, "
+                               "when the script had no reply left; the model never finished (every reply called a "
+                               "tool), and the reference loop stopped after 40 requests")
+    assert source.splitlines()[endless.line - 1].strip() == "while True:"
+    assert endless.line_note == "here your loop went round again, past 40 turns"
 
 
 def test_an_exception_raised_where_no_line_of_the_learners_ran_names_no_line():

@@ -8,17 +8,19 @@ corpus's precision and recall.
 """
 
 import pytest
-from naming_corpus import HELDOUT, UNNAMED, Named, corpus, name_loop, score
+from naming_corpus import HELDOUT, UNNAMED, UNSEEN, Named, corpus, name_loop, score
 
 from agent.exercise import MISTAKES, Limits, check_loop
 from agent.scripts import parse_script
 
-LOOPS = corpus() + corpus(HELDOUT)
+LOOPS = corpus() + corpus(HELDOUT) + corpus(UNSEEN)
 BY_NAME = {loop.name: loop for loop in LOOPS}
 FAST = Limits(seconds=10.0)  # for loops not in the corpus
 # Held-out loops whose mistake the check cannot yet see: they must fail and name nothing (recall, not precision).
 # Remove one from here once it is named.
 NOT_YET_NAMED = {"kept_state_result_cache"}  # a tool-result cache kept across calls: no request shows it
+# Async loops (asyncio.run): the sandbox refuses what asyncio imports until async loops are supported there.
+NEEDS_ASYNC = {"correct_async_loop", "async_pause_turn_as_answer", "async_too_slow_sleep"}
 
 
 def named(loop_name, *scripts):
@@ -36,15 +38,17 @@ def named(loop_name, *scripts):
 def test_the_corpus_is_labelled_with_known_mistakes_and_names_each_one():
     labels = {loop.label for loop in LOOPS}
     assert labels - {None, UNNAMED} <= set(MISTAKES)
-    # Every mistake but the endless loop (it costs a time limit) has a loop to be named on.
-    assert set(MISTAKES) - labels == {"endless_loop"}
+    assert set(MISTAKES) <= labels  # every mistake has a loop to be named on
     assert len(LOOPS) >= 60 and sum(loop.label is None for loop in LOOPS) >= 5
+    assert len(corpus(UNSEEN)) >= 40
     assert len({loop.name for loop in LOOPS}) == len(LOOPS)  # one name per loop across both folders
 
 
 @pytest.mark.parametrize("loop", LOOPS, ids=[loop.name for loop in LOOPS])
 def test_each_corpus_loop_is_named_for_its_bug_and_nothing_else(loop):
     result = name_loop(loop)
+    if loop.name in NEEDS_ASYNC and result.check.problem and "does not allow this (import" in result.check.problem:
+        pytest.xfail(f"the sandbox does not run async loops yet: {result.check.problem}")
     assert result.check.problem is None, result.check.problem
     if loop.label is None:
         assert result.check.passed, result.names
@@ -244,3 +248,37 @@ def test_an_aliased_message_is_marked_where_it_changed():
     assert results.bad_request.offending_index == 2 and sent[2] == sent[4]  # the first results, now the second's
     [assistant] = named("sent_message_changed_assistant_dict", "three_tool_chain")
     assert assistant.bad_request.offending_index == 1 and assistant.bad_request.messages[1]["role"] == "assistant"
+
+
+# ---- the unseen corpus: patterns an outside corpus found named wrong or not at all ------------------------------
+
+
+def test_a_loop_that_only_waits_is_told_it_was_too_slow_with_its_pace_and_the_limit_not_that_it_never_ends():
+    for loop_name in ("too_slow_rate_limit_sleep", "too_slow_class_throttle", "too_slow_generator_backoff"):
+        [result] = named(loop_name, "runaway")
+        assert (result.verdict, result.mistake) == ("too_slow", "too_slow")
+        assert result.summary.startswith("took more than 10 s: each request waited about ")
+        assert result.summary.endswith("and the limit is 10 s")
+    [spins] = named("endless_loop_waits_out_pause", "pause_turn")  # busy, and no request after the first
+    assert (spins.verdict, spins.mistake) == ("time_limit", "endless_loop")
+
+
+def test_a_fixed_turn_offset_on_a_later_script_is_a_tool_line_not_kept_state():
+    first, later = named("tool_lines_generator_turn_offset", "add_then_answer", "two_file_search")
+    assert first.actual[0].startswith("turn 2:") and later.actual[0].startswith("turn 2:")
+    assert [(r.verdict, r.mistake) for r in (first, later)] == [("output", "tool_lines")] * 2
+
+
+def test_history_kept_from_earlier_runs_is_named_even_when_the_first_request_is_valid():
+    for loop_name in ("kept_state_prefixed_task_history", "kept_state_class_history", "kept_state_memory_dataclass"):
+        first, later = named(loop_name, "add_then_answer", "two_calls_one_reply")
+        assert first.passed
+        assert later.mistake == "kept_state"
+
+
+def test_the_runaway_past_its_limit_says_the_model_never_finished_and_marks_the_loop():
+    [result] = named("no_limit_itertools_count", "runaway")
+    assert (result.verdict, result.mistake) == ("too_many_requests", "no_turn_limit")
+    assert "the model never finished" in result.summary and "after the model had finished" not in result.summary
+    code = BY_NAME["no_limit_itertools_count"].source.splitlines()
+    assert code[result.line - 1].strip() == "for turn in itertools.count(1):"

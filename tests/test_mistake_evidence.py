@@ -218,12 +218,15 @@ def test_a_loop_that_returns_after_the_first_tool_call_never_went_round():
                           1) == "did_not_go_round"
 
 
-def test_a_cut_off_reply_returned_as_the_answer_is_not_a_wrong_stop_message():
+def test_a_cut_off_reply_returned_as_the_answer_is_a_wrong_stop_message_unless_the_loop_ends_on_any_text():
     state, expected = reference_run("cut_off_reply")  # one max_tokens reply: "Let me read the file."
     seen = Observation(script="cut_off_reply", requests=[[{"role": "user", "content": state.task}]],
                        stop_reasons=["max_tokens"], returned={"type": "str", "text": "Let me read the file."})
     actual = ["result: Let me read the file.", expected[1]]
-    assert output_mistake(state, seen, expected, actual, 0) is None  # it branched on the content, not the stop
+    assert output_mistake(state, seen, expected, actual, 0) == "wrong_stop_message"  # max_tokens taken for an end
+    # Earlier in the process it returned right after a tool_use reply too: it branches on the content, not this stop.
+    on_content = replace(seen, earlier_tasks=["x"], earlier_returns_on_tool_use=1)
+    assert output_mistake(state, on_content, expected, actual, 0) is None
     worded = {"type": "str", "text": "Stopped: the reply was cut off"}
     assert output_mistake(state, replace(seen, returned=worded), expected,
                           ["result: Stopped: the reply was cut off", expected[1]], 0) == "wrong_stop_message"
@@ -294,7 +297,10 @@ def test_results_after_results_are_reply_not_appended_only_with_no_reply_after_t
     words = {"role": "user", "content": "go on"}
     reason = next(r for r in check_messages([TASK, results]) if "roles must alternate" in r)
     assert bad_request_mistake(reason, [TASK, results], 1, [], 1) == ("reply_not_appended", 1)
-    assert bad_request_mistake(reason, [TASK, results, CALL, words], 1, [], 1) == (None, 1)
+    # The reply whose call they answer comes right after them: appended in the wrong order.
+    assert bad_request_mistake(reason, [TASK, results, CALL, words], 1, [], 1) == ("reply_after_results", 1)
+    other = {"role": "assistant", "content": [dict(CALL["content"][0], id="toolu_09")]}
+    assert bad_request_mistake(reason, [TASK, results, other, words], 1, [], 1) == (None, 1)
 
 
 def test_a_tool_input_made_a_string_is_named_tool_input_changed():

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -67,6 +69,18 @@ class Observation:
     """Why it never finished, in words."""
     earlier_tasks: list[str] = field(default_factory=list)
     """The tasks of the scripts this same process ran before this one, in order."""
+    earlier_replies: list[Any] = field(default_factory=list)
+    """The content of every reply the scripts run before this one in this process gave, in order."""
+    earlier_turns: list[int] = field(default_factory=list)
+    """For each earlier script of this process that printed a tool line, the turn number its first one said."""
+    earlier_returns_on_tool_use: int = 0
+    """How many earlier scripts of this process the loop returned from right after a tool_use reply."""
+    request_times: list[float] = field(default_factory=list)
+    """When each request came, in seconds after the run began."""
+    seconds: float = 0.0
+    """How long the run took, until it returned, raised or was ended."""
+    cpu_seconds: float | None = None
+    """The CPU time the learner's process used during the run; None where it cannot be read."""
 
     @property
     def earlier_scripts(self) -> int:
@@ -124,10 +138,13 @@ class _Script:
     def __init__(self, child: ChildProcess, script: Script, seen: Observation) -> None:
         self.child, self.script, self.seen = child, script, seen
         self.fake = FakeModel(script)
+        self.started = time.monotonic()
+        self.replies: list[Any] = []
 
     def answer_request(self, message: dict[str, Any]) -> bytes:
         seen, messages = self.seen, message["messages"]
         seen.requests.append(messages)
+        seen.request_times.append(time.monotonic() - self.started)
         number = len(seen.requests)
         options = {name: message["options"][name] for name in _OPTIONS if name in message["options"]}
         try:
@@ -146,6 +163,7 @@ class _Script:
                 seen.rejected = {"request": number, "reason": reason, "messages": messages}
             return _line({"kind": "refused", "message": reason})
         seen.stop_reasons.append(reply["stop_reason"])
+        self.replies.append(reply["content"])
         return _line({"kind": "reply", "reply": reply})
 
     def answer_tool(self, message: dict[str, Any]) -> bytes:
@@ -160,51 +178,100 @@ class _Script:
         return _line({"kind": "tool_result", "result": result})
 
 
+def _remember(earlier: Observation, script: Script, seen: Observation, replies: list[Any]) -> None:
+    """Note what one run showed that a later run in the same process may need as evidence of kept state."""
+    earlier.earlier_tasks.append(script.task)
+    earlier.earlier_replies.extend(replies)
+    turn = _first_turn(seen.printed)
+    if turn is not None:
+        earlier.earlier_turns.append(turn)
+    if seen.returned is not None and seen.stop_reasons[-1:] == ["tool_use"]:
+        earlier.earlier_returns_on_tool_use += 1
+
+
 def _run_one(child: ChildProcess, script: Script, seen: Observation, limits: Limits,
-             tick: Callable[[], None] | None) -> bool:
-    """Run one script in the child; True when the child can go on to the next one."""
+             tick: Callable[[], None] | None) -> list[Any] | None:
+    """Run one script in the child: the content of the replies it was given when the child can go on to the
+    next script, None when it cannot."""
     playing = _Script(child, script, seen)
     child.take_printed()  # what it printed before this script (loading, the script before) is not this one's
+    cpu_before = process_cpu_seconds(child.process.pid)
     child.send(_line({"kind": "run", "task": script.task, "max_turns": script.max_turns}))
     deadline = time.monotonic() + limits.seconds
     while True:
         line = child.next_line(deadline, tick)
+        if line is None or not line:  # how long it ran and what it used, while its process is still there
+            seen.seconds = time.monotonic() - playing.started
+            cpu_after = process_cpu_seconds(child.process.pid)
+            seen.cpu_seconds = None if cpu_before is None or cpu_after is None else max(0.0, cpu_after - cpu_before)
         if line is None:
             seen.printed = child.take_printed()
             seen.ended, seen.message = "time_limit", f"did not finish within {limits.seconds:g} s (time limit)"
             child.end()
-            return False
+            return None
         if not line and child.oversized:
             seen.printed = child.take_printed()
             seen.ended, seen.message = "crash", f"the sandbox sent the judge more than {MESSAGE_BYTES >> 20} MB at once"
             child.end()
-            return False
+            return None
         if not line:
             seen.printed = child.take_printed()
             why = why_ended(child.wait_ended(), bytes(child.stderr))
             seen.ended, seen.message = ("time_limit" if "time limit" in why else "crash"), f"the process {why}"
-            return False
+            return None
         try:
             message = parse_message(line)
         except ProtocolError:  # the learner's code wrote into the protocol: this child can't be trusted
             seen.printed = child.take_printed()
             seen.ended, seen.message = "crash", "the sandbox's report could not be read"
             child.end()
-            return False
+            return None
         kind = message["kind"]
         if kind == "request":
             child.send(playing.answer_request(message))
         elif kind == "tool":
             child.send(playing.answer_tool(message))
         elif kind in ("returned", "raised"):
+            seen.seconds = time.monotonic() - playing.started
             seen.printed, seen.printed_cut = child.take_printed(), child.printed_cut
             if kind == "returned":
                 seen.returned = {"type": message["type"], "text": message["text"]}
             else:
                 seen.error = {name: message[name] for name in ("type", "message", "line", "code")}
                 seen.memory_error = message["memory"]
-            return True
+            return playing.replies
         # `loaded` or `load_problem` in the middle of a run: ignore, as it changes nothing
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user and system) used so far by a process and every process under it, from /proc; None
+    where /proc cannot be read (another system, or the process already gone)."""
+    total, todo, seen = 0, [pid], set()
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            with open(f"/proc/{current}/stat", encoding="ascii", errors="replace") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime and stime, after the name's closing bracket
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children", encoding="ascii") as children:
+                    todo.extend(int(child) for child in children.read().split())
+    except (OSError, ValueError, IndexError):
+        return None
+    return total / ticks
+
+
+_TURN_LINE = re.compile(r"turn (\d+):", re.MULTILINE)
+
+
+def _first_turn(printed: str) -> int | None:
+    """The turn number the first tool line a run printed says, if it printed one."""
+    match = _TURN_LINE.search(printed)
+    return int(match.group(1)) if match else None
 
 
 def _load(child: ChildProcess, source: str, filename: str, limits: Limits, scripts: int) -> str | None:
@@ -254,11 +321,15 @@ def observe(source: str, filename: str, scripts: list[Script], limits: Limits,
             if problem:
                 yield problem
                 return
-            earlier: list[str] = []
+            earlier = Observation("earlier")  # what this process's earlier runs showed, for the next run's evidence
             while done < len(scripts):
-                seen = Observation(scripts[done].name, earlier_tasks=list(earlier))
-                alive = _run_one(child, scripts[done], seen, limits, tick)
-                earlier.append(scripts[done].task)
+                seen = Observation(scripts[done].name, earlier_tasks=list(earlier.earlier_tasks),
+                                   earlier_replies=list(earlier.earlier_replies),
+                                   earlier_turns=list(earlier.earlier_turns),
+                                   earlier_returns_on_tool_use=earlier.earlier_returns_on_tool_use)
+                replies = _run_one(child, scripts[done], seen, limits, tick)
+                alive = replies is not None
+                _remember(earlier, scripts[done], seen, replies or [])
                 done += 1
                 yield seen
                 if not alive:

@@ -74,3 +74,27 @@ def _names_set_to_numbers(tree: ast.AST) -> set[str]:
 
 def _above_one(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 1
+
+
+def loop_line(source: str, ran: list[int]) -> int | None:
+    """Of the learner's lines that ran before a request, the header of the innermost loop around the request
+    that went round again to send it (a `while` or `for` line that ran); None when no loop's header ran."""
+    if not ran:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    sent_from, headers = ran[-1], set(ran)
+    loops = [node for node in ast.walk(tree) if isinstance(node, ast.While | ast.For | ast.AsyncFor)
+             and node.lineno in headers and node.lineno < sent_from <= (node.end_lineno or node.lineno)]
+    return max(loops, key=lambda node: node.lineno).lineno if loops else None
+
+
+def whole_numbers(source: str) -> set[int]:
+    """The whole numbers above 1 written in the file (a cap or a budget the loop may stop at)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and _above_one(node.value)}

@@ -40,6 +40,11 @@ MISTAKES: dict[str, str] = {
         "stopped: no answer after <max_turns> turns."),
     "stopped_early": (
         "The loop gave up before max_turns turns. Turns count from 1 to max_turns, both included."),
+    "too_slow": (
+        "The loop was right as far as it got, but too slow: it waited before its requests (a time.sleep, a "
+        "throttle, a backoff), and this script's turns add up past the time limit. The FakeModel answers at "
+        "once and has no rate limit: take the waiting out (with a real model, the SDK retries and backs off "
+        "for you)."),
     "endless_loop": (
         "The loop never finished. Does every way round it either send a request or return, and does it stop "
         "after max_turns turns?"),
@@ -53,7 +58,8 @@ MISTAKES: dict[str, str] = {
         "At the turn limit the loop returned the wrong message. Return exactly: "
         "stopped: no answer after <max_turns> turns."),
     "wrong_stop_message": (
-        "On a stop reason other than end_turn and tool_use the loop returned the wrong message. Return exactly: "
+        "On a stop reason other than end_turn and tool_use the loop returned the wrong message. Only end_turn "
+        "carries an answer: a pause_turn or max_tokens reply's text is not one. Return exactly: "
         "stopped: <stop_reason>."),
     "not_a_string": "run_agent did not return a string. Return the answer's text, or the stopped: ... message.",
     "kept_state": (
@@ -61,8 +67,9 @@ MISTAKES: dict[str, str] = {
         "Create the messages list (and any counter) inside run_agent, so that every call starts afresh with "
         "[{\"role\": \"user\", \"content\": task}]."),
     "own_turn_limit": (
-        "The loop used a turn limit of its own instead of the max_turns it was given. Count turns up to "
-        "max_turns, the argument: each run may give another (short_leash gives 3)."),
+        "The loop used a turn limit of its own instead of the max_turns it was given (a number in the code, "
+        "a min() with one, a budget of calls): it stopped while the model was still calling tools. Count turns "
+        "up to max_turns, the argument, and only that: each run may give another (short_leash gives 3)."),
     "results_as_assistant": (
         "The tool results were sent with role assistant. They answer the model, so they go in a user message: "
         '{"role": "user", "content": [the tool_result blocks]}.'),
@@ -79,17 +86,18 @@ MISTAKES: dict[str, str] = {
         "Your loop printed a line the reference does not print. Print only the one line per tool call; put "
         "debugging output on sys.stderr (print(..., file=sys.stderr)), which the check does not compare."),
     "openai_tool_role": (
-        'That is OpenAI\'s format: there each tool result is a message of its own with role "tool". The '
-        "Messages API has only user and assistant messages: after a tool call, append ONE user message whose "
-        'content is a list of tool_result blocks, one per call, each with the tool_use_id it answers.'),
+        'That is OpenAI\'s format: there each tool result is a message of its own with role "tool" (or the older '
+        '"function"), naming its call in tool_call_id. The Messages API has only user and assistant messages: after '
+        "a tool call, append ONE user message whose content is a list of tool_result blocks, one per call, each "
+        "with the tool_use_id it answers, as run_tool returns them."),
     "openai_system_message": (
         'That is OpenAI\'s format: there the system prompt is a message with role "system". In the Messages API '
         "the system prompt is not a message at all but the separate system parameter of create (the exercise "
         "needs none): the messages are only user and assistant turns."),
     "openai_tool_calls": (
-        'That is OpenAI\'s format: there the assistant message carries its calls in "tool_calls". In the Messages '
-        'API the calls are tool_use blocks inside the content: append {"role": "assistant", "content": '
-        'reply["content"]} as it came.'),
+        'That is OpenAI\'s format: there the assistant message carries its calls in "tool_calls" (or as '
+        '"function_call" items). In the Messages API the calls are tool_use blocks inside the content: append '
+        '{"role": "assistant", "content": reply["content"]} as it came.'),
     "tool_lines": (
         "The lines printed for the tool calls differ. Print one line per call, "
         "turn <k>: <name> <json.dumps(input, sort_keys=True)> -> <the result's content>, turns counting from 1."),
@@ -120,4 +128,19 @@ MISTAKES: dict[str, str] = {
     "reply_is_a_dict": (
         'Here the reply and its blocks are plain dicts, as the docstring says: reply["content"], '
         'block["type"], block["input"]. Attributes such as reply.content are the SDK\'s objects, not these.'),
+    "empty_results": (
+        "The message after the tool call held no results at all: every result was dropped on the way, or no "
+        'block was run because the loop looked for another type than "tool_use". Run each block whose type is '
+        '"tool_use" and put every block run_tool returns in the list you send.'),
+    "duplicate_result_id": (
+        "The same tool result went back twice: one call was run (or its result added) twice, and another call "
+        "got none. Each result must come from running its own block: run_tool(block) once for each tool_use "
+        "block, inside the loop over them, and send the block it returns as it is."),
+    "reply_after_results": (
+        "The tool results were appended before the reply that asked for them. The order is: the model's reply "
+        "(the assistant message with the tool_use blocks) first, then ONE user message with their results."),
+    "field_added": (
+        "A field was added to a block of the model's reply before it went back, and the API refuses fields it "
+        "does not know. Keep your own notes (a result, a turn number) in variables of your own, and append "
+        'reply["content"] as it came.'),
 }

@@ -6,8 +6,10 @@ mistake it points to, or None when no single mistake fits; the check then
 still shows the failure itself, in the API's words or as the first line that
 differs. A mistake is named only on its own evidence in what the judge saw:
 a wrong name sends the learner to fix code that is right, which is worse than
-none (tests/beginner_loops/ and tests/beginner_loops_heldout/ are the labelled
-corpora that hold this).
+none (tests/beginner_loops/, tests/beginner_loops_heldout/ and
+tests/beginner_loops_unseen/ are the labelled corpora that hold this). The
+shapes of messages it reads are `message_shapes.py`'s; a run the time limit
+stopped is `timing.py`'s.
 """
 
 from __future__ import annotations
@@ -17,123 +19,51 @@ import re
 from typing import Any
 
 from agent.exercise.judge import Observation
+from agent.exercise.message_shapes import (
+    blocks_of,
+    carried_reply,
+    duplicate_result,
+    earlier_task,
+    offending_index,
+    only_results,
+    openai_shape,
+    output_lines,
+    role_of,
+    starts_with_task,
+    typed_blocks,
+)
 from agent.loop import RunState
 
-_INDEX = re.compile(r"^messages\.(\d+)")
-
-
-def _role(message: Any) -> Any:
-    return message.get("role") if isinstance(message, dict) else None
-
-
-def _blocks(message: Any) -> list[Any]:
-    content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, list) else []
-
-
-def _typed(message: Any, kind: str) -> list[dict[str, Any]]:
-    """The message's blocks of one type."""
-    return [b for b in _blocks(message) if isinstance(b, dict) and b.get("type") == kind]
-
-
-def _only_results(message: Any) -> bool:
-    blocks = _blocks(message)
-    return bool(blocks) and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
-
-
-def _blank_text(message: Any) -> bool:
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return not content.strip()
-    return any(isinstance(b, dict) and b.get("type") == "text" and not str(b.get("text") or "").strip()
-               for b in _blocks(message))
-
-
-def offending_index(reason: str, messages: Any) -> int | None:
-    """The index of the message a refusal points at: the API's `messages.N`, or for the reasons worded
-    without one, the message the rule tripped on."""
-    match = _INDEX.match(reason)
-    if match:
-        return int(match.group(1))
-    if not isinstance(messages, list) or not messages:
-        return None
-    roles = [_role(m) for m in messages]
-    if "final message" in reason:
-        return len(messages) - 1
-    if "first message" in reason:
-        return 0
-    if "roles must alternate" in reason:
-        return next((i for i in range(1, len(roles)) if roles[i] == roles[i - 1]), None)
-    if 'role "system"' in reason:
-        return roles.index("system") if "system" in roles else None
-    if "text content blocks" in reason:
-        return next((i for i, m in enumerate(messages) if _blank_text(m)), None)
-    if "final block in an assistant message" in reason:
-        return next((i for i, m in enumerate(messages) if roles[i] == "assistant" and _blocks(m)
-                     and isinstance(_blocks(m)[-1], dict) and _blocks(m)[-1].get("type") == "thinking"), None)
-    return None
-
-
-def output_lines(text: str) -> list[str]:
-    """Printed text line by line, as a person reads it (a tool result may hold newlines)."""
-    lines = text.split("\n")
-    return lines[:-1] if lines and lines[-1] == "" else lines
-
-
-def _is_text(content: Any, text: str) -> bool:
-    """Whether a message's content is this text, as a string or as one text block."""
-    return content == text or content == [{"type": "text", "text": text}]
-
-
-def starts_with_task(messages: Any, task: str) -> bool:
-    """Whether a request's first message is the task, as the user's (a string or one text block)."""
-    if not isinstance(messages, list) or not messages or _role(messages[0]) != "user":
-        return False
-    return _is_text(messages[0].get("content"), task)
-
-
-def _openai_shape(messages: list[Any]) -> tuple[str, int] | None:
-    """The first message in OpenAI's chat format, and which OpenAI habit it shows."""
-    for i, message in enumerate(messages):
-        if _role(message) == "tool":
-            return "openai_tool_role", i
-        if _role(message) == "system":
-            return "openai_system_message", i
-        if isinstance(message, dict) and ("tool_calls" in message or "function_call" in message):
-            return "openai_tool_calls", i
-    return None
-
-
-def _earlier_task(messages: list[Any], earlier_tasks: list[str], task: str) -> int | None:
-    """The index of a user message holding the task of a script run before this one (and not this one's)."""
-    for i, message in enumerate(messages):
-        if _role(message) == "user" and isinstance(message, dict) and any(
-                old != task and _is_text(message.get("content"), old) for old in earlier_tasks):
-            return i
-    return None
+__all__ = ["bad_request_mistake", "exception_mistake", "history_mistake", "offending_index", "output_lines",
+           "output_mistake", "starts_with_task"]
 
 
 def history_mistake(seen: Observation, task: str, replies: list[dict[str, Any]]) -> tuple[str, int | None, int] | None:
     """A mistake the whole run shows, whatever the first refusal said: (name, message index, request number).
-    Each is named only on its own evidence in the requests: an OpenAI-format message; an earlier script's task
-    in the first request (state kept between calls); the task gone from a later request that once began with
-    it; a tool call sent back with another input than the reply gave it (`replies`: the script's); a message
-    already sent that changed since, into a copy of a later one (one object appended twice); a later request
-    no longer than the one before it (the conversation not kept)."""
+    Each is named only on its own evidence in the requests: an OpenAI-format message; an earlier script's task,
+    or a reply an earlier script was given, in the first request (state kept between calls); the task gone from
+    a later request that once began with it; two results with one call's id; a tool call sent back with another
+    input than the reply gave it (`replies`: the script's); a message already sent that changed since, into a
+    copy of a later one (one object appended twice); a later request no longer than the one before it (the
+    conversation not kept)."""
     previous: Any = None
     inputs = _call_inputs(replies)
     for number, messages in enumerate(seen.requests, 1):
         if not isinstance(messages, list) or not messages:
             continue
-        openai = _openai_shape(messages)
+        openai = openai_shape(messages)
         if openai:
             return openai[0], openai[1], number
-        if number == 1:
-            old = _earlier_task(messages, seen.earlier_tasks, task)
-            if old is not None:
-                return "kept_state", old, number
+        if number == 1 and seen.earlier_scripts:
+            old = earlier_task(messages, seen.earlier_tasks, task)
+            carried = carried_reply(messages, seen.earlier_replies) if old is None else old
+            if carried is not None:
+                return "kept_state", carried, number
         if not starts_with_task(messages, task):
             return ("dropped_task", 0, number) if starts_with_task(seen.requests[0], task) else None
+        duplicate = duplicate_result(messages)
+        if duplicate is not None:
+            return "duplicate_result_id", duplicate, number
         changed_input = _changed_input(messages, inputs)
         if changed_input is not None:
             return "tool_input_changed", changed_input, number
@@ -158,9 +88,9 @@ def _changed_input(messages: list[Any], inputs: dict[str, Any]) -> int | None:
     """The index of an assistant message holding one of the script's tool calls with another input than the
     reply gave it (as a value: `2` sent back as `2.0` is a change in JSON too)."""
     for i, message in enumerate(messages):
-        if _role(message) != "assistant":
+        if role_of(message) != "assistant":
             continue
-        for block in _typed(message, "tool_use"):
+        for block in typed_blocks(message, "tool_use"):
             given = inputs.get(block.get("id"), block.get("input"))
             if json.dumps(block.get("input"), sort_keys=True) != json.dumps(given, sort_keys=True):
                 return i
@@ -187,16 +117,20 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
         return "kept_going", index
     if not isinstance(messages, list):
         return None, index
-    texts = [i for i, m in enumerate(messages) if _role(m) == "assistant" and isinstance(m.get("content"), str)]
+    texts = [i for i, m in enumerate(messages) if role_of(m) == "assistant" and isinstance(m.get("content"), str)]
     if texts and index is not None and (index in texts or index - 1 in texts):
         return "reply_as_text", index if index in texts else index - 1
     if "roles must alternate" in reason and index is not None:
-        if _role(messages[index]) == "user":
+        if role_of(messages[index]) == "user":
             return _user_twice(messages, index), index
         if messages[index] == messages[index - 1]:
             return "reply_appended_twice", index
-        if _only_results(messages[index]):
+        if only_results(messages[index]):
             return "results_as_assistant", index
+    if "must have non-empty content" in reason and index is not None and 0 < index < len(messages) \
+            and role_of(messages[index]) == "user" and messages[index].get("content") == [] \
+            and typed_blocks(messages[index - 1], "tool_use"):
+        return "empty_results", index  # the results message after a tool call, with nothing in it
     if "unexpected `tool_use_id`" in reason:
         # Only in the message just added: an earlier one refused now changed after it was sent (aliasing).
         return ("wrong_tool_use_id" if index == len(messages) - 1 else None), index
@@ -205,7 +139,7 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
     if "Did not find" in reason and "`tool_result` block(s) at the beginning" in reason:
         return "results_not_first", index
     if "final message must use" in reason:
-        if index is not None and _typed(messages[index], "tool_result"):
+        if index is not None and typed_blocks(messages[index], "tool_result"):
             return "results_as_assistant", index
         return "results_not_appended", index
     if "cannot be modified" in reason or "Invalid `signature`" in reason or "signature: Field required" in reason:
@@ -217,11 +151,18 @@ def bad_request_mistake(reason: str, messages: Any, index: int | None, stop_reas
 
 
 def _user_twice(messages: list[Any], index: int) -> str | None:
-    """Two user messages in a row: each holding only results (one message per result), or results after a
-    message that is not the reply they answer, with no reply anywhere later (the reply not appended)."""
-    if _only_results(messages[index - 1]) and _only_results(messages[index]):
+    """Two user messages in a row: each holding only results (one message per result); results followed by
+    the very reply whose calls they answer (the reply appended after its results); or results after a message
+    that is not the reply they answer, with no reply anywhere later (the reply not appended)."""
+    if only_results(messages[index - 1]) and only_results(messages[index]):
         return "one_message_per_result"
-    if _typed(messages[index], "tool_result") and not any(_role(m) == "assistant" for m in messages[index + 1:]):
+    results = typed_blocks(messages[index], "tool_result")
+    answered = {b.get("tool_use_id") for b in results}
+    after = messages[index + 1] if index + 1 < len(messages) else None
+    if answered and role_of(after) == "assistant" \
+            and answered <= {b.get("id") for b in typed_blocks(after, "tool_use")}:
+        return "reply_after_results"
+    if results and not any(role_of(m) == "assistant" for m in messages[index + 1:]):
         return "reply_not_appended"
     return None
 
@@ -230,13 +171,15 @@ def _unanswered(messages: list[Any], index: int | None) -> tuple[str | None, int
     """Calls left without results: some results sent but not all (a call not answered), or none, the
     outputs sent as text instead (results as text)."""
     after = messages[index + 1] if index is not None and index + 1 < len(messages) else None
-    if _role(after) != "user":
+    if role_of(after) != "user":
         return None, index
-    results, blocks = _typed(after, "tool_result"), _blocks(after)
+    results, blocks = typed_blocks(after, "tool_result"), blocks_of(after)
+    if duplicate_result(messages, index + 1) == index + 1:
+        return "duplicate_result_id", index + 1
     if results:  # with as many results as calls, they answer the wrong ones: no single mistake says which
-        return ("call_not_answered", index) if len(results) < len(_typed(messages[index], "tool_use")) \
+        return ("call_not_answered", index) if len(results) < len(typed_blocks(messages[index], "tool_use")) \
             else (None, index)
-    texts = isinstance(after.get("content"), str) or bool(blocks) and len(_typed(after, "text")) == len(blocks)
+    texts = isinstance(after.get("content"), str) or bool(blocks) and len(typed_blocks(after, "text")) == len(blocks)
     return ("results_as_text", index + 1) if texts else (None, index)
 
 
@@ -244,18 +187,37 @@ _BLOCK_FIELD = re.compile(r"^messages\.(\d+)\.content\.(\d+)(\.tool_use\.input|\
                           r"(?:\.type)?: ")
 
 
+_EXTRA_FIELD = re.compile(r"^messages\.(\d+)\.content\.(\d+)\.(tool_use|text|thinking)\.(\w+): Extra inputs are "
+                          r"not permitted")
+
+
+def _added_field(reason: str, messages: list[Any]) -> bool:
+    """Whether the refusal is a field the API does not know, on a block of a reply the model gave (an
+    assistant message), the block's own fields all there: a field added to it, not a block made up."""
+    match = _EXTRA_FIELD.match(reason)
+    if not match:
+        return False
+    index, position, kind = int(match.group(1)), int(match.group(2)), match.group(3)
+    blocks = blocks_of(messages[index]) if index < len(messages) and role_of(messages[index]) == "assistant" else []
+    block = blocks[position] if position < len(blocks) else None
+    own = {"tool_use": ("id", "name", "input"), "text": ("text",), "thinking": ("thinking",)}[kind]
+    return isinstance(block, dict) and all(name in block for name in own)
+
+
 def _changed_block(reason: str, messages: list[Any]) -> str | None:
     """A block refused for its type or one field's: a tool call's input made a string in place (tool input
     changed), a whole tool_result put inside another's content (result wrapped), or a tool's output put in the
     results as a bare string (results as text)."""
+    if _added_field(reason, messages):
+        return "field_added"
     match = _BLOCK_FIELD.match(reason)
     if not match:
         return None
     index, position, where = int(match.group(1)), int(match.group(2)), match.group(3)
-    blocks = _blocks(messages[index]) if index < len(messages) else []
+    blocks = blocks_of(messages[index]) if index < len(messages) else []
     block = blocks[position] if position < len(blocks) else None
-    if where == "" and isinstance(block, str) and _role(messages[index]) == "user" and index > 0 \
-            and _typed(messages[index - 1], "tool_use"):
+    if where == "" and isinstance(block, str) and role_of(messages[index]) == "user" and index > 0 \
+            and typed_blocks(messages[index - 1], "tool_use"):
         return "results_as_text"  # a bare string where a block goes, after a tool call: an output as it came
     if not isinstance(block, dict):
         return None
@@ -322,8 +284,7 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
         if final.branch == "limit":
             return "wrong_limit_message"
         if final.branch == "stopped":
-            # Its own words for the stop, not the reply's text taken for an answer (a branch on the content).
-            return "wrong_stop_message" if last in text or text.lower().startswith("stop") else None
+            return _stop_mistake(text, str(last), final.reply or {}, seen)
         if final.branch == "answer":
             return "thinking_in_answer" if _answer_with_thinking(text, state.result, final.reply) else "answer_text"
         return None
@@ -331,15 +292,32 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
     # `<`, not `<=`: at the result line itself, with the right answer, the loop printed a line more than the
     # reference, which extra_print names above unless its requests differ as well (a second bug).
     if line < result_line and ran_the_same and not seen.printed_cut:  # past the cut the loop's lines are missing
-        # A counter kept from an earlier run shows on this run's first line already.
-        later = line == 0 < len(actual) and _later_turn(expected[0], actual[0])
-        return "kept_state" if seen.earlier_scripts and later else "tool_lines"
+        # A counter kept from an earlier run shows on this run's first line already, further on than any offset
+        # the earlier runs' first lines showed (a fixed offset shows on every run alike: a wrong line).
+        offset = _turn_offset(expected[0], actual[0]) if line == 0 < len(actual) else None
+        if offset is None or offset <= 0 or not seen.earlier_scripts:
+            return "tool_lines"
+        if not seen.earlier_turns:
+            return None  # no earlier line to tell a counter carried over from a fixed offset
+        return "kept_state" if offset > max(turn - 1 for turn in seen.earlier_turns) else "tool_lines"
+    return None
+
+
+def _stop_mistake(text: str, stop_reason: str, reply: dict[str, Any], seen: Observation) -> str | None:
+    """The returned text where the reference returned stopped: <reason>: its own words for the stop; or the
+    reply's text taken for an answer on that stop reason, unless the loop also returned right after a tool_use
+    reply earlier in this process (it ends on any reply with text: a branch on the content, not this reason)."""
+    if stop_reason in text or text.lower().startswith("stop"):
+        return "wrong_stop_message"
+    said = "".join(b.get("text") or "" for b in reply.get("content") or [] if b.get("type") == "text")
+    if said.strip() and text.strip() == said.strip() and not seen.earlier_returns_on_tool_use:
+        return "wrong_stop_message"
     return None
 
 
 def _results_sent(messages: list[dict[str, Any]]) -> int:
     """How many tool results a conversation carries: how many calls its loop ran."""
-    return sum(1 for message in messages if message["role"] == "user" for block in _blocks(message)
+    return sum(1 for message in messages if message["role"] == "user" for block in blocks_of(message)
                if isinstance(block, dict) and block.get("type") == "tool_result")
 
 
@@ -354,7 +332,7 @@ def _answer_with_thinking(text: str, answer: str, reply: dict[str, Any]) -> bool
     return "".join(text.split()) == "".join(answer.split())
 
 
-def _later_turn(expected: str, actual: str) -> bool:
-    """Whether a tool line counts its turn from further on than the reference's: a counter kept from before."""
+def _turn_offset(expected: str, actual: str) -> int | None:
+    """How many turns further on than the reference's a tool line counts its turn; None if either is no tool line."""
     want, got = re.match(r"turn (\d+):", expected), re.match(r"turn (\d+):", actual)
-    return bool(want and got) and int(got.group(1)) > int(want.group(1))
+    return int(got.group(1)) - int(want.group(1)) if want and got else None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.exercise.judge import Observation
-from agent.exercise.learner_source import decision_line, own_turn_limit
+from agent.exercise.learner_source import decision_line, loop_line, own_turn_limit, whole_numbers
 from agent.exercise.mistake_words import MISTAKES
 from agent.exercise.mistakes import (
     bad_request_mistake,
@@ -25,11 +25,12 @@ from agent.exercise.mistakes import (
     output_mistake,
 )
 from agent.exercise.runner import PRINTED_BYTES, Limits
+from agent.exercise.timing import timed_out
 from agent.loop import RunState, console_lines
 from agent.scripts import Script
 
-VERDICTS = ("pass", "output", "bad_request", "too_many_requests", "exception", "time_limit", "memory_limit", "crash",
-            "not_run")
+VERDICTS = ("pass", "output", "bad_request", "too_many_requests", "exception", "time_limit", "too_slow", "memory_limit",
+            "crash", "not_run")
 
 
 @dataclass
@@ -134,14 +135,20 @@ def _unsafe_call(seen: Observation) -> str | None:
     return None
 
 
-def _gave_up_at(seen: Observation, max_turns: int) -> str | None:
+def _gave_up_at(seen: Observation, max_turns: int, source: str) -> str | None:
     """What a loop that gave up before the limit shows: one turn short is the off-by-one of stopped_early; a
-    limit message naming the turn it stopped at is a limit of its own; anything else, no single mistake."""
+    limit message naming the turn it stopped at is a limit of its own, and so is a stop short of the limit,
+    after going round on every turn before it, at a number the file writes out (give or take the one of a
+    range's end or a budget spent after the turn); anything else, no single mistake."""
     sent = len(seen.requests)
     if sent == max_turns - 1:
         return "stopped_early"
     said = (seen.returned or {}).get("text")
-    return "own_turn_limit" if said == f"stopped: no answer after {sent} turns" else None
+    if said == f"stopped: no answer after {sent} turns":
+        return "own_turn_limit"
+    went_round = bool(seen.tool_call_replies) and set(seen.tool_call_replies) == set(range(1, sent + 1))
+    written = any(abs(sent - number) <= 1 for number in whole_numbers(source))
+    return "own_turn_limit" if 1 < sent < max_turns - 1 and went_round and written else None
 
 
 def _threw_away_a_call(seen: Observation) -> bool:
@@ -165,7 +172,11 @@ def judge(script: Script, state: RunState, seen: Observation, limits: Limits, so
     check = ScriptCheck(script.name, script.title, "pass", "passed", expected, [])
     if seen.ended:
         check.verdict, check.summary = seen.ended, seen.message
-        check.mistake = "endless_loop" if seen.ended == "time_limit" else None
+        if seen.ended == "time_limit":
+            timed = timed_out(seen, state, script, limits)
+            check.verdict, check.summary, check.mistake = timed.verdict, timed.summary, timed.mistake
+            if check.mistake == "no_turn_limit" and own_turn_limit(source):
+                check.mistake = "own_turn_limit"
         return check
     check.actual = _harness_output(seen)
     check.first_difference = _first_difference(expected, check.actual)
@@ -190,11 +201,22 @@ def judge(script: Script, state: RunState, seen: Observation, limits: Limits, so
     elif seen.exhausted:
         check.verdict = "too_many_requests"
         sent = len(state.records)
-        check.summary = (f"your loop asked for another reply after the model had finished (request "
-                         f"{seen.exhausted}; the reference loop sent {_plural(sent, 'request')})")
         check.error = None
         check.line = decision_line(source, seen.decided_lines)
-        check.line_note = "here your loop decided to ask again"
+        if seen.stop_reasons[-1:] == ["tool_use"] and seen.exhausted > script.max_turns:
+            # The model never finished: every reply asked for tools, and the loop never stopped at the limit.
+            limit = script.max_turns
+            check.summary = (f"your loop went on past the turn limit: max_turns is {limit}, yet it sent request "
+                             f"{limit + 1}" + (f" and more, up to {seen.exhausted}" if seen.exhausted > limit + 1
+                                              else "") +
+                             f", when the script had no reply left; the model never finished (every reply called a "
+                             f"tool), and the reference loop stopped after {_plural(sent, 'request')}")
+            check.line = loop_line(source, seen.decided_lines) or check.line
+            check.line_note = f"here your loop went round again, past {_plural(limit, 'turn')}"
+        else:
+            check.summary = (f"your loop asked for another reply after the model had finished (request "
+                             f"{seen.exhausted}; the reference loop sent {_plural(sent, 'request')})")
+            check.line_note = "here your loop decided to ask again"
         check.mistake = "kept_going" if seen.stop_reasons and seen.stop_reasons[-1] != "tool_use" else None
     elif error:
         check.verdict, check.summary = "exception", f"{error['type']}: {error['message']}{at}"
@@ -224,7 +246,7 @@ def _outranking_evidence(check: ScriptCheck, script: Script, seen: Observation, 
     if check.mistake in ("no_turn_limit", "stopped_early") and own_turn_limit(source):
         check.mistake = "own_turn_limit"  # the limit it kept was its own number, not max_turns
     elif check.mistake == "stopped_early":
-        check.mistake = _gave_up_at(seen, script.max_turns)
+        check.mistake = _gave_up_at(seen, script.max_turns, source)
     if not history and _threw_away_a_call(seen):
         check.mistake = None  # it asked again as if a reply had never come: model.create called twice, say
     reason = _unsafe_call(seen)

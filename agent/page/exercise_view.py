@@ -104,7 +104,7 @@ TAB_KEYS_JS = """
 # How each verdict reads in a script's row.
 VERDICT_WORDS = {"pass": "pass", "output": "output differs", "bad_request": "bad request",
                  "too_many_requests": "asked once too often", "exception": "raised an exception",
-                 "time_limit": "time limit", "memory_limit": "memory limit", "crash": "crashed",
+                 "time_limit": "time limit", "too_slow": "too slow", "memory_limit": "memory limit", "crash": "crashed",
                  "not_run": "not run"}
 PROTECTION_ICONS = {"bubblewrap": ":material/shield:", "process limits": ":material/gpp_maybe:"}
 CONTEXT = 3  # rows shown either side of where two outputs or two arrays part ways; farther ones fold away

@@ -1,5 +1,5 @@
-# mistake: unnamed
-# The results are a generator; printing them uses it up, so the message sent has no results at all.
+# mistake: openai_tool_role
+# The old OpenAI function-calling habit: each result goes back as a message with role "function" and a name.
 import json
 
 
@@ -12,9 +12,9 @@ def run_agent(task, model, max_turns):
             return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
         if reply["stop_reason"] != "tool_use":
             return f"stopped: {reply['stop_reason']}"
-        calls = [b for b in reply["content"] if b["type"] == "tool_use"]
-        results = (run_tool(c) for c in calls)
-        for c, r in zip(calls, results):
-            print(f"turn {turn}: {c['name']} {json.dumps(c['input'], sort_keys=True)} -> {r['content']}")
-        messages.append({"role": "user", "content": list(results)})
+        for block in reply["content"]:
+            if block["type"] == "tool_use":
+                result = run_tool(block)
+                print(f"turn {turn}: {block['name']} {json.dumps(block['input'], sort_keys=True)} -> {result['content']}")
+                messages.append({"role": "function", "name": block["name"], "content": result["content"]})
     return f"stopped: no answer after {max_turns} turns"

@@ -1,5 +1,6 @@
-# mistake: unnamed
-# Appends the results first and the reply after them: no mistake of the list says exactly that.
+# mistake: reply_after_results
+# functools.reduce folds each turn into the conversation, adding the results message before the reply.
+import functools
 import json
 
 
@@ -17,6 +18,6 @@ def run_agent(task, model, max_turns):
                 result = run_tool(block)
                 print(f"turn {turn}: {block['name']} {json.dumps(block['input'], sort_keys=True)} -> {result['content']}")
                 results.append(result)
-        messages.append({"role": "user", "content": results})
-        messages.append({"role": "assistant", "content": reply["content"]})
+        turn_messages = [{"role": "user", "content": results}, {"role": "assistant", "content": reply["content"]}]
+        messages = functools.reduce(lambda acc, m: acc + [m], turn_messages, messages)
     return f"stopped: no answer after {max_turns} turns"

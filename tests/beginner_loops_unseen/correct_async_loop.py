@@ -1,0 +1,27 @@
+# mistake: none
+# The loop is a coroutine (as with the SDK's async client), run to the end with asyncio.run.
+import asyncio
+import json
+
+
+async def agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    for turn in range(1, max_turns + 1):
+        reply = await asyncio.to_thread(model.create, messages)
+        messages.append({"role": "assistant", "content": reply["content"]})
+        if reply["stop_reason"] == "end_turn":
+            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for block in reply["content"]:
+            if block["type"] == "tool_use":
+                result = run_tool(block)
+                print(f"turn {turn}: {block['name']} {json.dumps(block['input'], sort_keys=True)} -> {result['content']}")
+                results.append(result)
+        messages.append({"role": "user", "content": results})
+    return f"stopped: no answer after {max_turns} turns"
+
+
+def run_agent(task, model, max_turns):
+    return asyncio.run(agent(task, model, max_turns))

@@ -1,0 +1,24 @@
+# mistake: field_added
+# Notes each call's output on its own tool_use block ("to keep them together"): the reply's blocks were
+# appended as they are, so the block goes back with a field the API does not take.
+import json
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    for turn in range(1, max_turns + 1):
+        reply = model.create(messages)
+        messages.append({"role": "assistant", "content": reply["content"]})
+        if reply["stop_reason"] == "end_turn":
+            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for block in reply["content"]:
+            if block["type"] == "tool_use":
+                result = run_tool(block)
+                block["output"] = result["content"]
+                print(f"turn {turn}: {block['name']} {json.dumps(block['input'], sort_keys=True)} -> {result['content']}")
+                results.append(result)
+        messages.append({"role": "user", "content": results})
+    return f"stopped: no answer after {max_turns} turns"

@@ -1,0 +1,25 @@
+# mistake: own_turn_limit
+# itertools.islice(count(1), 12) as the turns, with max_turns checked too: the runaway stops at 12 of 40.
+import itertools
+import json
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    for turn in itertools.islice(itertools.count(1), 12):
+        if turn > max_turns:
+            break
+        reply = model.create(messages)
+        messages.append({"role": "assistant", "content": reply["content"]})
+        if reply["stop_reason"] == "end_turn":
+            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for block in reply["content"]:
+            if block["type"] == "tool_use":
+                result = run_tool(block)
+                print(f"turn {turn}: {block['name']} {json.dumps(block['input'], sort_keys=True)} -> {result['content']}")
+                results.append(result)
+        messages.append({"role": "user", "content": results})
+    return f"stopped: no answer after {max_turns} turns"

@@ -1,0 +1,29 @@
+# mistake: too_slow
+# A generator of turns that backs off a little more each turn "to be polite to the API": correct, only slow.
+import json
+import time
+
+
+def turns(max_turns):
+    for turn in range(1, max_turns + 1):
+        time.sleep(0.3 + 0.01 * turn)
+        yield turn
+
+
+def run_agent(task, model, max_turns):
+    messages = [{"role": "user", "content": task}]
+    for turn in turns(max_turns):
+        reply = model.create(messages)
+        messages.append({"role": "assistant", "content": reply["content"]})
+        if reply["stop_reason"] == "end_turn":
+            return "".join(b["text"] for b in reply["content"] if b["type"] == "text")
+        if reply["stop_reason"] != "tool_use":
+            return f"stopped: {reply['stop_reason']}"
+        results = []
+        for block in reply["content"]:
+            if block["type"] == "tool_use":
+                result = run_tool(block)
+                print(f"turn {turn}: {block['name']} {json.dumps(block['input'], sort_keys=True)} -> {result['content']}")
+                results.append(result)
+        messages.append({"role": "user", "content": results})
+    return f"stopped: no answer after {max_turns} turns"
