@@ -19,8 +19,6 @@ FAST = Limits(seconds=10.0)  # for loops not in the corpus
 # Held-out loops whose mistake the check cannot yet see: they must fail and name nothing (recall, not precision).
 # Remove one from here once it is named.
 NOT_YET_NAMED = {"kept_state_result_cache"}  # a tool-result cache kept across calls: no request shows it
-# Async loops (asyncio.run): the sandbox refuses what asyncio imports until async loops are supported there.
-NEEDS_ASYNC = {"correct_async_loop", "async_pause_turn_as_answer", "async_too_slow_sleep"}
 
 
 def named(loop_name, *scripts):
@@ -47,8 +45,6 @@ def test_the_corpus_is_labelled_with_known_mistakes_and_names_each_one():
 @pytest.mark.parametrize("loop", LOOPS, ids=[loop.name for loop in LOOPS])
 def test_each_corpus_loop_is_named_for_its_bug_and_nothing_else(loop):
     result = name_loop(loop)
-    if loop.name in NEEDS_ASYNC and result.check.problem and "does not allow this (import" in result.check.problem:
-        pytest.xfail(f"the sandbox does not run async loops yet: {result.check.problem}")
     assert result.check.problem is None, result.check.problem
     if loop.label is None:
         assert result.check.passed, result.names
