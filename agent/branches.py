@@ -272,6 +272,10 @@ class RunTree:
 
 def _reply_change(old: dict[str, Any], new: dict[str, Any]) -> str:
     """What an edit changed in a reply, in a few words."""
+    if not old:  # the turn got no reply (the script had none left): the edit gives it one
+        calls = sum(b.get("type") == "tool_use" for b in new.get("content", []))
+        return (f"a reply where none came ({new.get('stop_reason')}"
+                + (f", {calls} tool call{'s' if calls != 1 else ''})" if calls else ")"))
     said = []
     if old.get("stop_reason") != new.get("stop_reason"):
         said.append(f"stop_reason {old.get('stop_reason')} → {new.get('stop_reason')}")

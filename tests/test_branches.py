@@ -568,4 +568,4 @@ def test_a_turn_where_the_script_had_no_reply_left_can_be_given_one():
     tree.fork(2)
     tree.edit_reply("end_turn", [{"type": "text", "text": "5"}])
     assert tree.branch.state.result == "5"
-    assert tree.branch.marks[1].words == "reply edited: stop_reason None → end_turn, text changed"
+    assert tree.branch.marks[1].words == "reply edited: a reply where none came (end_turn)"

@@ -14,6 +14,8 @@ from agent.page.branches_view import (
     form_blocks,
     input_example,
     mark_run_graph,
+    no_reply_note,
+    stop_reason_choices,
 )
 from agent.page.graph import run_graph
 from agent.scripts import load_script
@@ -85,3 +87,19 @@ def test_the_picker_the_map_and_the_run_graph_say_where_an_edited_branch_leaves_
     assert f'b0 -> b1 [label="{said}"]' in branch_map(tree).source
     shown = tree.branch.state
     assert f"fork: branch 1 leaves main\\n{said}" in mark_run_graph(run_graph(shown), tree.branch, shown).source
+
+
+def test_the_edit_form_of_a_turn_that_got_no_reply_says_so_and_starts_at_end_turn():
+    script = load_script("short_leash")
+    state = RunState(script.task, tool_names=script.tools, max_turns=6)
+    run_to_end(state, FakeModel(script))
+    answered, unanswered = state.records[-2], state.records[-1]
+    assert unanswered.branch == "no_reply" and unanswered.reply is None
+    assert no_reply_note(answered) is None
+    assert no_reply_note(unanswered).startswith("Turn 6 got no reply: the model had no reply to give.")
+    known = ("end_turn", "tool_use")
+    assert stop_reason_choices(unanswered.reply, known) == (["end_turn", "tool_use"], "end_turn")
+    assert stop_reason_choices(answered.reply, known) == (["end_turn", "tool_use"], "tool_use")
+    assert stop_reason_choices({"stop_reason": "odd"}, known) == (["end_turn", "tool_use", "odd"], "odd")
+    assert stop_reason_choices({"content": []}, known) == (["end_turn", "tool_use"], "end_turn")  # names none
+    assert blocks_from_text(blocks_text(unanswered.reply)) == []

@@ -398,3 +398,30 @@ def test_a_fork_before_the_first_turn_stays_on_screen_when_a_setting_changed(at)
     assert tree.current == "branch 1" and at.session_state["run"] is tree.branch.state
     assert "Forked branch 1 from main after turn 0" in texts(at.info)
     assert "Step carries on with the old ones" in texts(at.info)
+
+
+# ------------------------------------------------------------ a fork at a turn that got no reply (issue 25, point 0)
+
+
+def test_a_fork_after_a_turn_that_got_no_reply_says_so_and_can_give_it_one(at):
+    """Runaway on a short leash, limit 6: the script's 5 replies run out, so turn 6 is a request with no reply."""
+    pick_script(at, "short_leash")
+    run(at.number_input(key="max_turns").set_value(6))
+    click(at, "Run to end")
+    main = at.session_state["run"]
+    assert main.turn == 6 and main.records[-1].branch == "no_reply" and main.records[-1].reply is None
+    open_panel(at)
+    click(at, "Fork here, after turn 6")  # `run` asserts no exception box
+    assert status(at).startswith("turn 6 of 6")
+    assert at.slider(key="look_back").value == 6
+    assert "the script 'short_leash' has 5 replies and this is request 6" in texts(at.warning)  # the result box
+    said = texts(at.info)
+    assert "Turn 6 got no reply: the model had no reply to give" in said
+    assert at.selectbox(key="edit_stop_branch 1_6_0").value == "end_turn"
+    assert json.loads(at.text_area(key="edit_blocks_branch 1_6_0").value) == []
+    at.text_area(key="edit_blocks_branch 1_6_0").set_value(json.dumps([{"type": "text", "text": "It is 6."}]))
+    click(at, "Apply this reply")
+    branch = at.session_state["run"]
+    assert branch.result == "It is 6." and branch.records[-1].branch == "answer"
+    assert console(at)[5].startswith("turn 6:") and "reply edited: a reply where none came" in console(at)[5]
+    assert at.session_state["tree"].branches["main"].state.records[-1].reply is None  # main as it happened

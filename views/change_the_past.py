@@ -34,6 +34,8 @@ from agent.page.branches_view import (
     form_blocks,
     input_example,
     mark_run_graph,
+    no_reply_note,
+    stop_reason_choices,
 )
 from agent.page.html_cards import comparison_html
 from agent.page.safe_text import as_text
@@ -268,13 +270,13 @@ def edit_section(current: RunTree) -> None:
         st.caption("The script does not read: its next replies were written for the run as it was, so they do "
                    "not read your edit. An edited text or result changes what the next request carries, not what "
                    "the script answers.")
-    reply = record.reply or {}
-    reasons = list(STOP_REASONS) + ([reply["stop_reason"]] if reply.get("stop_reason") not in STOP_REASONS else [])
+    if (missing := no_reply_note(record)) is not None:  # a request that got no reply: the form writes one
+        st.info(missing, icon=":material/speaker_notes_off:")
+    reasons, own_reason = stop_reason_choices(record.reply, STOP_REASONS)
     key = f"{branch.name}_{k}_{len(branch.marks)}"  # fresh fields after each edit
-    stop_reason = st.selectbox("stop_reason", reasons, index=reasons.index(reply.get("stop_reason", "end_turn")),
-                               key=f"edit_stop_{key}")
+    stop_reason = st.selectbox("stop_reason", reasons, index=reasons.index(own_reason), key=f"edit_stop_{key}")
     typed = st.text_area("The reply's blocks (JSON): change the text, add, remove or change tool calls",
-                         blocks_text(reply), height=160, key=f"edit_blocks_{key}")
+                         blocks_text(record.reply), height=160, key=f"edit_blocks_{key}")
     if st.button("Apply this reply", icon=":material/edit:", key=f"edit_apply_{key}"):
         try:
             problem = edit_reply(stop_reason, blocks_from_text(typed))

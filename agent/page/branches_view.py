@@ -117,6 +117,24 @@ def mark_run_graph(graph: graphviz.Digraph, branch: Branch, shown: RunState) -> 
 # ------------------------------------------------------------------ the forms
 
 
+def stop_reason_choices(reply: dict[str, Any] | None, known: tuple[str, ...]) -> tuple[list[str], str]:
+    """The edit form's stop_reason choices and the one it starts at: the reply's own (added when it is not one of
+    `known`), or `end_turn` for a turn that got no reply, or a reply that names none."""
+    own = (reply or {}).get("stop_reason")
+    if not isinstance(own, str):
+        return list(known), "end_turn"
+    return list(known) + ([own] if own not in known else []), own
+
+
+def no_reply_note(record: TurnRecord) -> str | None:
+    """What the edit form says above itself when the turn at the fork got no reply; None when it has one."""
+    if record.reply is not None:
+        return None
+    why = "the model had no reply to give" if record.branch == "no_reply" else (record.error or "the request failed")
+    return (f"Turn {record.turn} got no reply: {why}. There is no reply here to edit: write the one it could "
+            f"have had below, and Apply this reply gives turn {record.turn} that reply.")
+
+
 def blocks_text(reply: dict[str, Any] | None) -> str:
     """A reply's content blocks as JSON for the edit box, one block a line."""
     blocks = (reply or {}).get("content") or []

@@ -53,6 +53,21 @@ PAGE_CSS = """
   font-size: 12px; margin-left: auto; overflow-wrap: anywhere;}
 .ls-pairs {display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 8px 16px; align-items: start;}
 .ls-pairs-head {font-weight: 700; font-size: .8rem; color: #52606d;}
+/* Chat Completions beside the Messages API: one row per message and its translation, so a note or a second
+   tool message stays inside its row. Too narrow for two columns, a row stacks into one framed pair. */
+.ls-chat-pairs {container-type: inline-size;}
+.ls-pair {display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 0 16px; align-items: start;
+  padding: 8px 0 2px 0; border-top: 1px solid #eef0f2;}
+.ls-pair.ls-pair-head {border-top: none; padding-top: 0;}
+.ls-side {min-width: 0;}
+.ls-side-label {font-size: .72rem; color: #7b8794; margin: 0 0 4px 0;}
+.ls-stacked-only {display: none;}
+@container (max-width: 620px) {
+  .ls-pair {grid-template-columns: minmax(0, 1fr); border: 1px solid #e4e7eb; border-radius: 10px; padding: 8px 10px;
+    margin: 0 0 10px 0;}
+  .ls-pair.ls-pair-head {display: none;}
+  .ls-stacked-only {display: block;}
+}
 .ls-oa {border: 1px solid #e4e7eb; border-left: 4px solid #10a37f; border-radius: 10px; padding: 6px 10px;
   margin: 0 0 6px 0; background: #ffffff; font-size: .85rem;}
 .ls-oa.ls-new {background: #fffbea; box-shadow: 0 0 0 1px #ffe066;}
@@ -215,31 +230,53 @@ def _chat_card(message: dict[str, Any], new: bool) -> str:
             f"<pre>{_e(json.dumps(message, indent=1, ensure_ascii=False))}</pre></div>")
 
 
+def _chat_label(first: int, count: int) -> str:
+    """Where a row's Chat Completions messages stand in that API's own `messages` array."""
+    if count == 0:
+        return "Chat Completions: no message"
+    where = f"messages[{first}]" if count == 1 else f"messages[{first}]–[{first + count - 1}]"
+    return f"Chat Completions {where}"
+
+
+def _pair_row(row: str, left: str, right: str, right_data: str = "", head: bool = False) -> str:
+    """One row of the side by side: the Messages API's side first, its translation second, each in one box."""
+    return (f'<div class="ls-pair{" ls-pair-head" if head else ""}" data-row="{_e(row)}">'
+            f'<div class="ls-side" data-side="messages-api" data-row="{_e(row)}">{left}</div>'
+            f'<div class="ls-side" data-side="chat-completions" data-row="{_e(row)}"{right_data}>{right}</div></div>')
+
+
 def chat_pairs_html(pairs: list[Any], new: range, stop_reason: str | None = None) -> str:
-    """Two columns: each message of this API beside the Chat Completions messages that carry the same.
+    """Row by row: each message of this API beside the Chat Completions messages that carry the same.
 
     `pairs` are `agent.openai_format.Pair`s; `new` marks the messages the shown turn added; `stop_reason`, the
-    latest reply's, is set beside the `finish_reason` Chat Completions would say.
+    latest reply's, is set beside the `finish_reason` Chat Completions would say. Each row is one element holding
+    both sides (`data-row` is the message's index, `system` or `finish`), so however many messages or notes a
+    translation has, it stays beside the message it translates.
     """
     from agent.openai_format import finish_reason, left_out_words
 
-    cells = ['<div class="ls-pairs-head">Messages API: what this loop sends</div>',
-             '<div class="ls-pairs-head">Chat Completions: the same conversation</div>']
+    rows = [_pair_row("head", '<div class="ls-pairs-head">Messages API: what this loop sends</div>',
+                      '<div class="ls-pairs-head">Chat Completions: the same conversation</div>', head=True)]
+    chat_index = 0  # where the row's first Chat Completions message stands in that API's array
     for pair in pairs:
-        if pair.index is None:
-            left = '<div class="ls-gap">system: a parameter of the request, not a message</div>'
-        else:
-            left = message_html(pair.anthropic, pair.index, "new" if pair.index in new else "")
+        count = len(pair.openai)
+        row = "system" if pair.index is None else str(pair.index)
+        left = ('<div class="ls-side-label ls-stacked-only">Messages API</div>'
+                + ('<div class="ls-gap">system: a parameter of the request, not a message</div>' if pair.index is None
+                   else message_html(pair.anthropic, pair.index, "new" if pair.index in new else "")))
         fresh = pair.index is not None and pair.index in new
         dropped = left_out_words(pair.left_out)
-        right = "".join(_chat_card(m, fresh) for m in pair.openai) or (
-            '<div class="ls-gap">nothing: Chat Completions has no place for these blocks</div>')
-        cells += [left, right + (f'<div class="ls-gap">{_e(dropped)}</div>' if dropped else "")]
+        right = (f'<div class="ls-side-label">{_e(_chat_label(chat_index, count))}</div>'
+                 + ("".join(_chat_card(m, fresh) for m in pair.openai)
+                    or '<div class="ls-gap">nothing: Chat Completions has no place for these blocks</div>')
+                 + (f'<div class="ls-gap">{_e(dropped)}</div>' if dropped else ""))
+        rows.append(_pair_row(row, left, right, f' data-chat-first="{chat_index}" data-chat-count="{count}"'))
+        chat_index += count
     if stop_reason:
         said = finish_reason(stop_reason)
-        cells += [f'<div class="ls-gap">the latest reply: stop_reason "{_e(stop_reason)}"</div>',
-                  f'<div class="ls-gap">finish_reason {_e(json.dumps(said))}</div>']
-    return f'<div class="ls-pairs">{"".join(cells)}</div>'
+        rows.append(_pair_row("finish", f'<div class="ls-gap">the latest reply: stop_reason "{_e(stop_reason)}"</div>',
+                              f'<div class="ls-gap">finish_reason {_e(json.dumps(said))}</div>'))
+    return f'<div class="ls-chat-pairs">{"".join(rows)}</div>'
 
 
 def comparison_html(comparison: Any) -> str:
