@@ -8,8 +8,6 @@ the editor is drawn, as Streamlit requires of a widget's value.
 
 from __future__ import annotations
 
-import uuid
-
 import streamlit as st
 
 from agent.page import draft
@@ -26,11 +24,10 @@ def keep_draft(starter: str) -> None:
     """Mount the draft's keeper (it draws the line that says where the draft is kept) and say a restored draft.
 
     Call it after `ss.loop_code` has its value for this run and before the editor is drawn."""
-    ss.setdefault("draft_session", uuid.uuid4().hex)
-    data = draft.keeper_data(starter, ss.draft_session, offer=ss[EDITOR_KEY] == starter,
-                             forget=ss.get("draft_forget"))
+    state = ss.setdefault("draft", draft.DraftState())
+    data = draft.keeper_data(starter, state.session, offer=ss[EDITOR_KEY] == starter, forget=state.forget)
     _mount_keeper(key=KEEPER_KEY, data=data, on_draft_change=lambda: take_draft(starter))
-    said = ss.pop("draft_said", None)
+    said = state.take_said()
     if said is not None:
         restored, words = said
         st.toast(words, icon=":material/history:" if restored else ":material/error:")
@@ -44,12 +41,12 @@ def take_draft(starter: str) -> None:
     if restored.text is not None:
         ss[EDITOR_KEY] = restored.text
         ss.pop("loop_check", None)  # a check of the starter is not a check of the draft
-        ss.draft_said = True, draft.RESTORED_WORDS
+        ss.setdefault("draft", draft.DraftState()).said = True, draft.RESTORED_WORDS
     elif restored.refused:
-        ss.draft_said = False, restored.refused
+        ss.setdefault("draft", draft.DraftState()).said = False, restored.refused
 
 
 def forget_draft() -> None:
     """Start over: the browser takes the draft out of its storage (once for this token, however often the
     component is drawn again)."""
-    ss.draft_forget = uuid.uuid4().hex
+    ss.setdefault("draft", draft.DraftState()).start_over()

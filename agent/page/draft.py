@@ -10,7 +10,8 @@ exchange, streamlit-free.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 STORAGE_KEY = "loop-sandbox:my_loop.py"
@@ -28,6 +29,25 @@ TOO_LARGE_WORDS = (f"Your draft is over {MAX_DRAFT_CHARS:,} characters, too larg
                    "a reload would bring back the starter. Download my_loop.py to keep it.")
 RESTORED_WORDS = "Restored your draft from this browser."
 REFUSED_WORDS = "The draft this browser kept could not be restored ({reason}); the editor holds the starter."
+
+
+@dataclass
+class DraftState:
+    """What one page session knows of the draft in its browser: held under one session key."""
+
+    session: str = field(default_factory=lambda: uuid.uuid4().hex)
+    """This server session's name: the browser offers its stored draft once a session."""
+    forget: str | None = None
+    """The token of the last Start over: the browser takes the draft out of storage once per token."""
+    said: tuple[bool, str] | None = None
+    """What to say once on the next run: (restored, words)."""
+
+    def start_over(self) -> None:
+        self.forget = uuid.uuid4().hex
+
+    def take_said(self) -> tuple[bool, str] | None:
+        said, self.said = self.said, None
+        return said
 
 
 @dataclass(frozen=True)
