@@ -23,11 +23,9 @@ from views.serving import hold_a_class  # noqa: E402
 
 hold_a_class()  # once a process: Steps sent without delay, room for a large class's dropped sessions
 
-# Controls whose values outlive the control: Streamlit forgets a widget's value when it is not drawn
-# (the script picker while the real model is chosen, every control while another view is open).
-KEPT_CONTROLS = ("script", "task", "system", "tools", "max_turns", "max_tokens", "model_choice", "api_key",
-                 "real_model", "base_url", "loop_code", "tab")
-for key in KEPT_CONTROLS:
+# The API key is kept by Streamlit only (never in the Sandbox): a widget's value is forgotten when it is not
+# drawn, and the real model's settings are not drawn while another model is picked.
+for key in ("api_key", "loop_code"):
     if key in st.session_state:
         st.session_state[key] = st.session_state[key]  # makes it the session's value, not only the widget's
 

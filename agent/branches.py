@@ -30,10 +30,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agent.loop import Model, RunState, TurnRecord, step
-from agent.models.faults import FAILS_BEFORE_ASKING, Fault, step_with_fault
+from agent.models.faults import FAILS_BEFORE_ASKING, Fault, fault_applied, step_with_fault
 from agent.models.hand_model import HandModel, tool_use_ids
 
 MAIN = "main"
+EDITED_THREAD = "turn {turn} was edited, so the thread's copy of the conversation is not this one"
 SCRIPT_REPLY_ID = re.compile(r"^msg_fake_(\d+)$")  # agent.models.fake.FakeModel's id for its script's reply N
 
 
@@ -172,6 +173,7 @@ class RunTree:
         state = prefix(parent.state, turn)
         turn = state.turn  # after a refused request: the turn before it
         marks = {i: copy.deepcopy(m) for i, m in parent.marks.items() if i < len(state.records)}
+        state.new_thread = _thread_behind(state, marks)
         self.branches[name] = Branch(name, state, parent=parent.name, fork_turn=turn, shared=turn, marks=marks)
         self.current = name
         return self.branch
@@ -183,7 +185,8 @@ class RunTree:
             records = [step(branch.state, model)]
         else:
             records = step_with_fault(branch.state, model, fault)
-            branch.mark(records[0], "injected", fault.words(), fault.kind)
+            if fault_applied(fault, records):  # a fault that met no reply (or no call) did not happen
+                branch.mark(records[0], "injected", fault.words(), fault.kind)
         if isinstance(model, HandModel) and records[-1].reply is not None:
             branch.mark(records[-1], "hand", "written by hand")
         return records
@@ -219,11 +222,14 @@ class RunTree:
         record = step(state, hand)
         if record.reply is not None and old.reply is not None and "id" in old.reply:
             record.reply["id"] = old.reply["id"]  # the reply it changes, changed: a script goes on after it
+        words = _reply_change(old.reply or {}, record.reply or {})
+        if words == "unchanged":
+            raise BranchError(f"the reply is as turn {turn} had it: there is nothing to apply")
         # The branch keeps its RunState object (a page holds on to it), with the edited turn's data in it; the
         # records keep their places, so the marks do too (the edited turn's own is replaced below).
         branch.state.messages, branch.state.records, branch.state.result = state.messages, state.records, state.result
+        branch.state.new_thread = EDITED_THREAD.format(turn=turn)
         branch.shared = turn - 1
-        words = _reply_change(old.reply or {}, record.reply or {})
         branch.mark(record, "edited", f"reply edited: {words}")
         return record
 
@@ -236,10 +242,13 @@ class RunTree:
         if not isinstance(content, str):
             raise BranchError("a tool result's content here is text")
         run = record.tool_runs[position]
+        if run.content == content and run.is_error == bool(is_error):
+            raise BranchError(f"the result of {run.name} is as it was: there is nothing to change")
         run.content, run.is_error = content, bool(is_error)
         results = branch.state.messages[record.sent + 1]["content"]
         results[position] = run.result_block()
         branch.shared = branch.fork_turn - 1
+        branch.state.new_thread = EDITED_THREAD.format(turn=branch.fork_turn)
         previous = branch.mark_of(record)
         said = f"result of {run.name} edited" + (" (an error)" if is_error else "")
         branch.mark(record, "edited", f"{previous.words}; {said}" if previous else said)
@@ -268,6 +277,13 @@ class RunTree:
     @classmethod
     def from_json(cls, text: str) -> RunTree:
         return cls.from_dict(json.loads(text))
+
+
+def _thread_behind(state: RunState, marks: dict[int, Mark]) -> str | None:
+    """Why a fork's next request cannot continue its thread: a turn edited after the thread was last created."""
+    created = max((i for i, r in enumerate(state.records) if (r.thread or {}).get("type") == "create"), default=-1)
+    edited = [i for i, mark in marks.items() if mark.kind == "edited" and i >= created]
+    return EDITED_THREAD.format(turn=state.records[edited[-1]].turn) if edited else None
 
 
 def _reply_change(old: dict[str, Any], new: dict[str, Any]) -> str:

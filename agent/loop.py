@@ -104,6 +104,9 @@ class RunState:
     """What the loop returned, once it has finished."""
     threads: bool = False
     """Send each turn only the new messages over a message thread, when the model holds threads (the FakeModel)."""
+    new_thread: str | None = None
+    """Why the next request cannot continue the message thread (the history changed since the thread's last
+    reply, e.g. an edit): it goes out whole under a new thread, and its record says why."""
 
     def __post_init__(self) -> None:
         # Plain dicts to every reader; watched copies, so the request checks need not go over them every turn.
@@ -266,6 +269,8 @@ def ask_on_thread(state: RunState, model: Model, record: TurnRecord) -> dict[str
     runner does, and its record says why (`thread_lost`).
     """
     previous = next((r for r in reversed(state.records) if r.reply is not None), None)
+    if previous is not None and state.new_thread:  # the thread holds a history that is no longer this one
+        record.thread_lost, previous = state.new_thread, None
     if previous is not None:
         record.thread = {"type": "continue", "previous_message_id": previous.reply.get("id")}
         record.sent_from = previous.sent + 1  # the thread holds the conversation up to and with that reply
@@ -276,8 +281,10 @@ def ask_on_thread(state: RunState, model: Model, record: TurnRecord) -> dict[str
                 raise
             record.thread_lost, record.sent_from = describe_error(exc), 0
     record.thread = {"type": "create"}
-    return model.create(state.messages, system=state.system, tools=tool_schemas(state.tool_names),
-                        max_tokens=state.max_tokens, thread=record.thread)
+    reply = model.create(state.messages, system=state.system, tools=tool_schemas(state.tool_names),
+                         max_tokens=state.max_tokens, thread=record.thread)
+    state.new_thread = None  # the new thread holds the history as it is now
+    return reply
 
 
 def run_to_end(state: RunState, model: Model, retries: int = 2) -> str:
@@ -348,7 +355,8 @@ def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, re
     elif state.error and returned:
         lines.append(f"result: model error: {state.error}")
     counted = [r for r in state.records if r.counted]
-    sizes = ", ".join(str(r.messages_sent) for r in counted)
+    sizes = ", ".join(str(r.messages_sent) + (" (refused before sending)" if readable and r.refused_unsent else "")
+                      for r in counted)
     if readable and not counted:
         sizes = "none yet (no turn has gone through)"
     elif readable and any(r.thread is not None for r in counted):

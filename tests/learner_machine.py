@@ -61,10 +61,10 @@ class LearnerOnThePage(RuleBasedStateMachine):
 
     @property
     def run_state(self) -> RunState:
-        return self.ss["run"]
+        return self.ss["sandbox"].run
 
     def tree(self):
-        tree = self.ss["tree"] if "tree" in self.ss else None
+        tree = self.ss["sandbox"].tree
         return tree if tree is not None and tree.branch.state is self.run_state else None
 
     def act(self, words: str, target) -> None:
@@ -92,13 +92,13 @@ class LearnerOnThePage(RuleBasedStateMachine):
     def open_the_page(self) -> None:
         self.at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=60))
 
-    @precondition(lambda self: self.ss["model_choice"] == "Fake")
+    @precondition(lambda self: self.ss["model_choice"] == "Script")
     @rule(name=st.sampled_from(SCRIPTS))
     def pick_script(self, name: str) -> None:
         self.act(f"pick script {name}", self.at.selectbox(key="script").set_value(name))
         self.on_screen = None
 
-    @rule(choice=st.sampled_from(["Fake", "Toy"]))
+    @rule(choice=st.sampled_from(["Script", "Toy"]))
     def pick_model(self, choice: str) -> None:
         self.act(f"pick model {choice}", self.at.radio(key="model_choice").set_value(choice))
         self.on_screen = None
@@ -140,14 +140,33 @@ class LearnerOnThePage(RuleBasedStateMachine):
     def switch_threads(self, threads: bool) -> None:
         self.act(f"threads {threads}", self.at.toggle(key="threads").set_value(threads))
 
-    @precondition(lambda self: self.ss["model_choice"] == "Fake")
+    @precondition(lambda self: self.ss["model_choice"] == "Script")
     @rule(good=st.booleans())
     def upload(self, good: bool) -> None:
-        uploader = next(u for u in self.at.file_uploader)
+        uploader = next(u for u in self.at.file_uploader if u.key.startswith("upload"))  # the script's, not the tree's
         body = good_upload() if good else BAD_UPLOAD
         self.act(f"upload {'a good' if good else 'a bad'} file", uploader.upload("mine.json", body, "application/json"))
         self.on_screen = None if good else self.on_screen
         self.errors_asked_for = 0 if good else 1
+
+    def shown(self) -> tuple:
+        box = self.ss["sandbox"]
+        return status(self.at), console(self.at), box.branch_name, list(box.tree.branches), box.run.to_json()
+
+    @precondition(lambda self: self.at is not None and bool(self.ss["sandbox"].undo_stack))
+    @rule()
+    def undo_then_redo(self) -> None:
+        before = self.shown()
+        self.act("undo", self.button(key="undo").click())
+        self.act("redo", self.button(key="redo").click())
+        assert self.shown() == before, "undo then redo returns the same screen"
+
+    @precondition(lambda self: self.at is not None and bool(self.ss["sandbox"].undo_stack))
+    @rule()
+    def undo(self) -> None:
+        self.act("undo", self.button(key="undo").click())
+        tree = self.tree()
+        self.on_screen = tree.current if tree is not None and len(tree.branches) > 1 else None
 
     @precondition(lambda self: self.run_state.turn > 0)
     @rule(data=st.data())
@@ -272,7 +291,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
         if self.at is None:
             return
         state = self.run_state
-        shown_turn = self.ss["look_back"] if state.turn and "look_back" in self.ss else 0
+        shown_turn = self.ss["sandbox"].turn_shown if state.turn and "look_back" in self.ss else 0
         line = status(self.at)
         assert line.startswith(f"turn {state.turn} of {state.max_turns} · {len(state.messages)} message"), \
             (self.said(), line)
@@ -313,7 +332,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
         if self.at is None or not self.run_state.records or self.ss["tab"] != "Run":
             return
         state = self.run_state
-        if self.ss["look_back"] != state.turn:
+        if self.ss["sandbox"].turn_shown != state.turn:
             return
         try:
             script = parse_script_text(json.dumps(record_script(state).to_dict()), name="exported")

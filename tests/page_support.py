@@ -56,7 +56,7 @@ ONE_ID_TWICE = {"title": "One id twice", "task": "Add 1 and 2, twice", "replies"
 
 
 def open_tab(at: AppTest, label: str) -> AppTest:
-    at.session_state["tab"] = label
+    at.button_group(key="tab").set_value(label)
     return run(at)
 
 

@@ -108,3 +108,45 @@ def test_the_ground_floor_says_which_is_which():
              for room in ("api", "models")}
     assert rooms == {"api": ["requests", "rules", "schema", "signing", "watched"],
                      "models": ["fake", "faults", "hand_model", "toy", "toy_clauses", "toy_jobs", "toy_tasks"]}
+
+
+def _widget_keys(node, found: set[str]) -> set[str]:
+    if getattr(node, "key", None):
+        found.add(node.key)
+    children = getattr(node, "children", None)
+    for child in children.values() if isinstance(children, dict) else []:
+        _widget_keys(child, found)
+    return found
+
+
+def test_the_page_keeps_its_state_in_at_most_five_session_keys():
+    """Every key of the session that is not a widget's own is state the page keeps: at most five of them."""
+    from page_support import ROOT, run
+    from streamlit.testing.v1 import AppTest
+
+    at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    widgets: set[str] = set()
+
+    def then(target) -> None:
+        nonlocal at
+        at = run(target)
+        _widget_keys(at._tree, widgets)
+
+    _widget_keys(at._tree, widgets)
+    then(at.button(key="step").click())
+    at.session_state["change_the_past"] = True
+    then(at)
+    then(at.button(key="fork").click())
+    then(at.button(key="step").click())
+    then(at.button(key="undo").click())
+    for view in ("The loop", "Messages", "Export", "Run"):
+        then(at.button_group(key="tab").set_value(view))
+    then(at.radio(key="model_choice").set_value("Toy"))
+    then(at.button(key="run_to_end").click())
+    then(at.radio(key="model_choice").set_value("Real"))
+    then(at.switch_page("views/write_your_loop.py"))
+    then(at.switch_page("views/sandbox.py"))
+    kept = sorted(key for key in at.session_state.keys() if key not in widgets and not key.startswith("$$"))
+    print(f"session keys that hold the page's state: {len(kept)}: {', '.join(kept)}")
+    assert len(kept) <= 5, kept
+    assert "sandbox" in kept

@@ -518,8 +518,9 @@ def test_a_reply_edit_says_what_it_changed():
     assert tree.branch.marks[0].words == "reply edited: 1 tool call"
     tree, _ = played_run("add_then_answer")
     tree.fork(1)
-    tree.edit_reply("tool_use", tree.branch.state.messages[1]["content"])
-    assert tree.branch.marks[0].words == "reply edited: unchanged"
+    with pytest.raises(BranchError, match="there is nothing to apply"):  # an Apply that changes nothing is no edit
+        tree.edit_reply("tool_use", tree.branch.state.messages[1]["content"])
+    assert not tree.branch.marks and tree.branch.shared == 1
     tree.switch(MAIN)
     tree.fork(1)
     tree.edit_reply("tool_use", [dict(b, input={"a": "two", "b": 3}) if b["type"] == "tool_use" else b

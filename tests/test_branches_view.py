@@ -82,7 +82,7 @@ def test_the_picker_the_map_and_the_run_graph_say_where_an_edited_branch_leaves_
         tree.edit_tool_result(0, "THE SUM IS 35", False)
     else:
         tree.edit_reply("tool_use", [{"type": "tool_use", "id": "toolu_02", "name": "upper", "input": {"text": "hi"}}])
-    said = "after turn 1 (turn 2 edited)"  # turn 1 is main's; turn 2 is the branch's own
+    said = "after turn 2, turn 2 edited"  # forked after turn 2; turn 2 is the branch's own
     assert branch_caption(tree, "branch 1") == f"branch 1: from main {said} · 2 turns, going on"
     assert f'b0 -> b1 [label="{said}"]' in branch_map(tree).source
     shown = tree.branch.state

@@ -76,14 +76,14 @@ def test_a_hostile_upload_is_said_in_words_and_the_page_goes_on(at, case):
     assert len(at.error) == 1 and words in at.error[0].value.replace("\\", "")
     controls_still_there(at)
     click(at, "Step")  # the reference run is still there, and still steps
-    assert at.session_state["run"].turn == 1
+    assert at.session_state["sandbox"].run.turn == 1
 
 
 def test_usage_numbers_at_the_limit_run_to_the_end_without_a_traceback(at):
     huge = {"input_tokens": 10**12, "output_tokens": 10**12, "cache_read_input_tokens": 10**12}
     upload(at, json.dumps({"replies": [{**GOOD_REPLY, "usage": huge}] * 2}).encode())
     click(at, "Run to end")
-    assert at.session_state["run"].done
+    assert at.session_state["sandbox"].run.done
 
 
 MARKDOWN = f"![x]({TRACKER}) # heading **bold** <img src={TRACKER}> `tick` :red[red] $x$\n# line heading\n==="
@@ -120,10 +120,10 @@ def test_markdown_in_a_scripts_title_about_error_message_and_stop_reason_is_show
     assert_no_markdown_of_ours_rendered(at)
     assert any("heading" in source for source in markdown_sources(at))  # the words are there, as text
     click(at, "Step")  # the error entry: its message is shown
-    assert at.session_state["run"].error and "heading" in " ".join(e.value for e in at.error)
+    assert at.session_state["sandbox"].run.error and "heading" in " ".join(e.value for e in at.error)
     assert_no_markdown_of_ours_rendered(at)
     click(at, "Step")  # the reply with a markdown stop reason: the run stops, said in the outcome and the details
-    assert at.session_state["run"].done
+    assert at.session_state["sandbox"].run.done
     assert_no_markdown_of_ours_rendered(at)
     click(at, "Step")  # "the loop has finished (...)" quotes the result
     assert_no_markdown_of_ours_rendered(at)
@@ -140,11 +140,11 @@ def test_a_turn_limit_above_the_pages_maximum_is_capped_and_said(at, max_turns):
     calls = [{"stop_reason": "tool_use", "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": "add",
                                                       "input": {"a": 1, "b": 2}}]} for n in range(3)]
     upload(at, json.dumps({"replies": [*calls, GOOD_REPLY], "max_turns": max_turns}).encode())
-    assert at.session_state["max_turns"] == 500 and at.session_state["run"].max_turns == 500
+    assert at.session_state["max_turns"] == 500 and at.session_state["sandbox"].run.max_turns == 500
     warning = " ".join(w.value for w in at.warning).replace("\\", "")
     assert f"{max_turns:,}" in warning and "500" in warning
     click(at, "Run to end")
-    assert at.session_state["run"].result == "done"  # not "no answer after 1 turns"
+    assert at.session_state["sandbox"].run.result == "done"  # not "no answer after 1 turns"
 
 
 # ---------------------------------------------------------------- the real model: huge replies, echoed keys, garbage
@@ -161,8 +161,8 @@ def test_a_20_mb_reply_is_drawn_clipped_and_whole_in_the_exports(at):
             open_tab(at, tab)
             sizes = [len(text) for text in everything_shown(at)]
             assert max(sizes) < 300_000, (tab, max(sizes))  # clipped: no element carries megabytes to the browser
-        assert at.session_state["run"].result == huge  # the run holds the whole, and so do the exports
-        assert huge in json.loads(at.session_state["run"].to_json())["result"]
+        assert at.session_state["sandbox"].run.result == huge  # the run holds the whole, and so do the exports
+        assert huge in json.loads(at.session_state["sandbox"].run.to_json())["result"]
 
 
 def test_a_key_echoed_inside_a_successful_reply_reaches_no_element_and_no_export(at):
@@ -178,7 +178,7 @@ def test_a_key_echoed_inside_a_successful_reply_reaches_no_element_and_no_export
         for tab in ("Run", "Messages", "Export"):
             open_tab(at, tab)
             assert not any(secret in text for text in everything_shown(at)), tab
-        run_state = at.session_state["run"]
+        run_state = at.session_state["sandbox"].run
         assert "[the key]" in run_state.to_json() and secret not in run_state.to_json()
         assert secret not in json.dumps(run_state.messages) and secret not in script_json(run_state)
 
@@ -236,11 +236,11 @@ def test_a_lone_surrogate_from_a_server_is_said_in_words_and_the_page_goes_on(at
         click(at, "Step")
     error = " ".join(e.value for e in at.error).replace("\\", "")
     assert "did not answer like the Messages API" in error and "lone surrogate" in error, error
-    run(at.radio(key="model_choice").set_value("Fake"))  # the page goes on: back to the script, and it steps
+    run(at.radio(key="model_choice").set_value("Script"))  # the page goes on: back to the script, and it steps
     controls_still_there(at)
     click(at, "Reset")
     click(at, "Step")
-    assert at.session_state["run"].turn == 1
+    assert at.session_state["sandbox"].run.turn == 1
 
 
 LINES = hs.lists(hs.one_of(

@@ -15,7 +15,7 @@ SCRIPTS, TOOL_NAMES = builtin_names(), list(TOOLS)
 
 
 def test_a_screen_survives_the_round_trip_through_its_query():
-    link = Link(model="Fake", script="three_tool_chain", task="Sum it, é", settings={
+    link = Link(model="Script", script="three_tool_chain", task="Sum it, é", settings={
         "tools": ["add", "upper"], "max_turns": 7, "threads": True, "system": "Be brief."},
         actions=[["run"], ["fork", 1], ["edit_result", 0, "35", False], ["step"], ["switch", "main"],
                  ["edit_reply", "end_turn", [{"type": "text", "text": "hi"}]], ["fault", "cut_off", ""],

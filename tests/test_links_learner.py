@@ -25,16 +25,16 @@ class LearnerWithLinks(LearnerOnThePage):
         for key, value in self.at.query_params.items():
             again.query_params[key] = value[-1] if isinstance(value, list) else value
         again = run(again)
-        mine, theirs = self.ss["run"], again.session_state["run"]
+        mine, theirs = self.ss["sandbox"].run, again.session_state["sandbox"].run
         said = f"after {self.actions}, the link {dict(self.at.query_params)}"
         assert theirs.messages == mine.messages, said
         assert (theirs.turn, theirs.done, theirs.result) == (mine.turn, mine.done, mine.result), said
         assert status(again) == status(self.at), said
         assert again.session_state["tab"] == self.ss["tab"], said
-        assert again.session_state["look_back"] == self.ss["look_back"], said
-        tree = self.ss["tree"] if "tree" in self.ss else None
+        assert again.session_state["sandbox"].turn_shown == self.ss["sandbox"].turn_shown, said
+        tree = self.ss["sandbox"].tree
         if tree is not None and tree.branch.state is mine:
-            assert again.session_state["tree"].current == tree.current, said
+            assert again.session_state["sandbox"].tree.current == tree.current, said
         # the same notices (a run's own ending, say), and no notice about the link
         assert [w.value for w in again.warning] == [w.value for w in self.at.warning], said
 

@@ -35,7 +35,7 @@ def at(monkeypatch) -> AppTest:
 
 
 def test_the_page_opens_on_the_reference_script_with_the_fake_model(at):
-    assert at.radio(key="model_choice").value == "Fake"
+    assert at.radio(key="model_choice").value == "Script"
     assert at.selectbox(key="script").value == "add_then_answer"
     assert at.text_area(key="task").value == "What is 2 + 3?"
     assert "It does not read the task" in texts(at.caption)
@@ -55,16 +55,16 @@ def test_stepping_the_reference_script_reaches_its_answer(at):
     assert "2 \\+ 3 is 5\\." in at.success[0].value
     dot = run_graph_dot(at)
     assert "ask2 -> outcome" in dot and 'label="answer\\n2 + 3 is 5."' in dot
-    assert at.session_state["run"].messages[-1] == {"role": "assistant",
+    assert at.session_state["sandbox"].run.messages[-1] == {"role": "assistant",
                                                     "content": [{"type": "text", "text": "2 + 3 is 5."}]}
 
 
 def test_step_after_the_end_says_so_and_does_nothing(at):
     click(at, "Run to end")
-    before = at.session_state["run"].to_json()
+    before = at.session_state["sandbox"].run.to_json()
     click(at, "Step")
     assert "The loop has finished (2 + 3 is 5.)" in texts(at.info)
-    assert at.session_state["run"].to_json() == before
+    assert at.session_state["sandbox"].run.to_json() == before
 
 
 def test_run_to_end_and_reset(at):
@@ -88,7 +88,8 @@ def test_the_turn_details_show_the_exact_request_and_the_reply(at):
     at.session_state["json_request2"] = True
     run(at)
     request = json.loads(next(c.value for c in at.code if c.language == "json"))
-    assert request == {"model": "fake", **at.session_state["run"].request(at.session_state["run"].records[1])}
+    shown = at.session_state["sandbox"].run
+    assert request == {"model": "fake", **shown.request(shown.records[1])}
     assert list(request)[0] == "model" and len(request["messages"]) == 3
 
 
@@ -120,13 +121,13 @@ def test_a_good_file_loads_as_a_script(at):
 
 def test_a_bad_file_shows_the_engines_error_and_keeps_the_run(at):
     click(at, "Step")
-    before = at.session_state["run"].to_json()
+    before = at.session_state["sandbox"].run.to_json()
     bad = {"replies": [{"stop_reason": "tool_use", "content": [{"type": "tool_use", "name": "add", "input": {}}]}]}
     run(at.file_uploader(key="upload").upload("broken.json", json.dumps(bad).encode(), "application/json"))
     assert texts(at.error).startswith('broken.json: replies[0].content[0]: tool_use needs an "id"')
     assert "broken.json was not loaded: the run still plays “Add two numbers, then answer”" in texts(at.error)
     assert at.file_uploader(key="upload1").value is None  # the refused file does not stay in the uploader
-    assert at.session_state["run"].to_json() == before
+    assert at.session_state["sandbox"].run.to_json() == before
     assert at.selectbox(key="script").value == "add_then_answer"
     click(at, "Step")  # the run goes on
     assert console(at) == REFERENCE_CONSOLE
@@ -158,15 +159,15 @@ def test_max_tokens_and_the_system_prompt_go_into_the_request(at):
     run(at.number_input(key="max_tokens").set_value(77))
     run(at.text_area(key="system").input("Be brief."))
     click(at, "Step")
-    request = at.session_state["run"].request(at.session_state["run"].records[0])
+    request = at.session_state["sandbox"].run.request(at.session_state["sandbox"].run.records[0])
     assert request["max_tokens"] == 77 and request["system"] == "Be brief."
-    assert at.session_state["fake"].requests[0]["max_tokens"] == 77
+    assert at.session_state["sandbox"].script_model().requests[0]["max_tokens"] == 77
 
 
 def test_a_typed_task_is_the_first_message_and_the_fake_replies_stay(at):
     run(at.text_area(key="task").input("What is 10 + 20?"))
     click(at, "Run to end")
-    assert at.session_state["run"].messages[0] == {"role": "user", "content": "What is 10 + 20?"}
+    assert at.session_state["sandbox"].run.messages[0] == {"role": "user", "content": "What is 10 + 20?"}
     assert console(at)[1] == "result: 2 + 3 is 5."  # the script is what it is
 
 
@@ -174,9 +175,9 @@ def test_settings_changed_mid_run_wait_for_reset(at):
     click(at, "Step")
     run(at.text_area(key="task").input("Something else"))
     assert "The settings changed since this run started" in texts(at.info)
-    assert at.session_state["run"].task == "What is 2 + 3?"
+    assert at.session_state["sandbox"].run.task == "What is 2 + 3?"
     click(at, "Reset")
-    assert at.session_state["run"].task == "Something else"
+    assert at.session_state["sandbox"].run.task == "Something else"
     assert "The settings changed" not in texts(at.info)
 
 
@@ -190,9 +191,9 @@ def test_the_slider_looks_back_without_losing_the_run(at):
     assert "ask1" in run_graph_dot(at) and "ask2" not in run_graph_dot(at)
     assert "next Step" not in run_graph_dot(at)  # looking back: there is no next Step from there
     assert "Looking back at turn 1 of 3" in texts(at.caption)
-    assert at.session_state["run"].turn == 3
+    assert at.session_state["sandbox"].run.turn == 3
     click(at, "Step")  # carries on from the latest turn, and shows it
-    assert at.session_state["run"].turn == 4
+    assert at.session_state["sandbox"].run.turn == 4
     assert at.slider(key="look_back").value == 4
     assert console(at)[-2].startswith("result: ")
 
@@ -246,7 +247,7 @@ def test_the_loop_view_lights_the_lessons_lines_with_the_values_they_saw(at):
 def test_the_loop_view_shows_a_refused_request_at_the_call_that_raised(at):
     upload(at, "twice.json", ONE_ID_TWICE)
     click(at, "Run to end")
-    assert at.session_state["run"].records[-1].branch == "bad_request"
+    assert at.session_state["sandbox"].run.records[-1].branch == "bad_request"
     open_tab(at, "The loop")
     lit = "\n".join(lit_lines(lesson_code(at)))
     assert "model.create(messages)" in lit and "raised: the request was refused" in lit
@@ -261,7 +262,7 @@ def test_the_messages_tab_marks_the_new_messages(at):
     at.session_state["json_messages"] = True
     run(at)
     sent = json.loads(next(c.value for c in at.code if c.language == "json"))
-    assert sent == at.session_state["run"].messages
+    assert sent == at.session_state["sandbox"].run.messages
 
 
 def test_a_long_run_keeps_old_messages_to_one_line_each(at):
@@ -291,8 +292,8 @@ def test_the_exported_script_replays_the_run(at, tmp_path):
 
     click(at, "Run to end")
     path = tmp_path / "recorded.json"
-    path.write_text(script_json(at.session_state["run"]))  # what the download button carries
-    assert load_script(path).expected_output == console_lines(at.session_state["run"]) == REFERENCE_CONSOLE
+    path.write_text(script_json(at.session_state["sandbox"].run))  # what the download button carries
+    assert load_script(path).expected_output == console_lines(at.session_state["sandbox"].run) == REFERENCE_CONSOLE
 
 
 def test_before_any_reply_the_export_says_why_there_is_no_script(at):
@@ -303,16 +304,17 @@ def test_before_any_reply_the_export_says_why_there_is_no_script(at):
 
 def test_real_without_an_adapter_or_key_explains_and_stays_harmless(at):
     click(at, "Step")
-    before = at.session_state["run"].to_json()
+    before = at.session_state["sandbox"].run.to_json()
     run(at.radio(key="model_choice").set_value("Real"))
     assert at.text_input(key="api_key").proto.type == at.text_input(key="api_key").proto.PASSWORD
-    assert at.session_state["run"].turn == 0 and at.session_state["run_model"] == "Real"  # a new run, its own
+    box = at.session_state["sandbox"]
+    assert box.run.turn == 0 and box.run_model == "Real"  # a new run, its own
     assert "The settings changed" not in texts(at.info)
     click(at, "Step")
     warned = texts(at.warning)
     assert "needs an API key" in warned
-    assert at.session_state["run"].turn == 0 and at.session_state["run"].records == []
-    assert before != at.session_state["run"].to_json()
+    assert at.session_state["sandbox"].run.turn == 0 and at.session_state["sandbox"].run.records == []
+    assert before != at.session_state["sandbox"].run.to_json()
 
 
 def test_two_sessions_are_two_sandboxes(monkeypatch):
@@ -342,7 +344,7 @@ def stand_in():
 
 def test_the_real_model_steps_through_the_sdk_against_a_local_server(at, stand_in):
     choose_real(at, stand_in.base_url)
-    assert at.session_state["run_model"] == "Real"  # nothing had happened yet, so the choice applied at once
+    assert at.session_state["sandbox"].run_model == "Real"  # nothing had happened yet, so the choice applied at once
     click(at, "Step")
     click(at, "Step")
     assert console(at) == REFERENCE_CONSOLE
@@ -364,7 +366,7 @@ def test_the_api_key_never_reaches_the_page_or_the_run(at, stand_in):
     assert len(shown) > 30 and any("2 + 3 is 5." in text for text in shown)
     assert "Key in use: from the field above." in texts(at.caption)
     assert not any(secret in text for text in shown)
-    assert secret not in at.session_state["run"].to_json()
+    assert secret not in at.session_state["sandbox"].run.to_json()
 
 
 def test_a_real_model_that_cannot_be_reached_is_a_failed_attempt_not_a_crash(at):
@@ -373,7 +375,7 @@ def test_a_real_model_that_cannot_be_reached_is_a_failed_attempt_not_a_crash(at)
     click(at, "Step")
     error = at.error[0].value
     assert error.startswith("**The model failed:**") and "Step tries turn 1 again" in error
-    assert at.session_state["run"].turn == 0 and at.session_state["run"].error
+    assert at.session_state["sandbox"].run.turn == 0 and at.session_state["sandbox"].run.error
     assert "Step tries turn 1 again" in error
 
 
@@ -398,8 +400,8 @@ def test_a_request_the_check_refuses_can_be_sent_anyway(at):
         assert "refused before any model read it" in refused
         click(at, "Send it to the model anyway")
         assert server.requests_answered == 3
-        assert at.session_state["run"].records[-1].error.startswith("400 invalid_request_error: ")
-        assert len([r for r in at.session_state["run"].records if r.branch == "bad_request"]) == 1
+        assert at.session_state["sandbox"].run.records[-1].error.startswith("400 invalid_request_error: ")
+        assert len([r for r in at.session_state["sandbox"].run.records if r.branch == "bad_request"]) == 1
         said = at.error[0].value  # the headline now tells what happened: the service itself refused it
         assert "refused before any model read it" not in said and "The service received the request" in said
         assert not [b for b in at.button if b.label == "Send it to the model anyway"]  # it was sent
@@ -422,11 +424,11 @@ def test_an_overload_from_the_server_is_shown_and_the_next_step_tries_again(at):
         choose_real(at, server.base_url)
         click(at, "Step")
         click(at, "Step")
-        assert at.session_state["run"].turn == 1
+        assert at.session_state["sandbox"].run.turn == 1
         assert "529 overloaded\\_error" in at.error[0].value and "Step tries turn 2 again" in at.error[0].value
         click(at, "Step")
-        assert at.session_state["run"].result == "2 + 3 is 5."
-        client = at.session_state["real_client"][1]
+        assert at.session_state["sandbox"].run.result == "2 + 3 is 5."
+        client = at.session_state["sandbox"].real_client[1]
         assert client.max_retries == 0 and server.requests_answered == 3
     finally:
         server.shutdown()

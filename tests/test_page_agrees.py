@@ -36,9 +36,9 @@ def test_switching_back_to_the_script_after_a_failure_leaves_no_stale_notice(at)
     choose_real(at, f"http://127.0.0.1:{free_port()}")
     click(at, "Step")
     assert at.error
-    run(at.radio(key="model_choice").set_value("Fake"))
+    run(at.radio(key="model_choice").set_value("Script"))
     assert not at.error and "The settings changed" not in texts(at.info)
-    assert at.session_state["run_model"] == "Fake" and at.session_state["run"].records == []
+    assert at.session_state["sandbox"].run_model == "Script" and at.session_state["sandbox"].run.records == []
 
 
 def test_a_failed_attempt_prints_no_result_while_the_run_goes_on(at):
@@ -54,7 +54,7 @@ def test_a_script_that_runs_out_ends_the_run_in_words(at):
     pick_script(at, "runaway")
     run(at.number_input(key="max_turns").set_value(200))
     click(at, "Run to end")
-    run_state = at.session_state["run"]
+    run_state = at.session_state["sandbox"].run
     assert run_state.done and run_state.records[-1].branch == "no_reply" and run_state.turn == 41
     warned = texts(at.warning)
     assert "no reply to give" in warned and "the run ends here" in warned and "tries turn" not in warned
@@ -114,7 +114,7 @@ def test_the_script_list_starts_with_the_lessons_run_and_reads_as_titles(at):
 def test_a_refused_request_is_said_once(at):
     upload(at, "twice.json", ONE_ID_TWICE)
     click(at, "Run to end")
-    refusal = at.session_state["run"].records[-1].error
+    refusal = at.session_state["sandbox"].run.records[-1].error
     said = [e.value.replace("\\", "") for e in at.error] + [m.value.replace("\\", "") for m in at.markdown]
     assert len(at.error) == 1 and sum(refusal in text for text in said) == 1
     assert "**No reply came back**: the request was refused" in texts(at.markdown)

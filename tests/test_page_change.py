@@ -43,15 +43,15 @@ def test_fork_at_a_turn_and_step_on_sends_only_the_turns_after_it(at):
     look_back(at, 2)
     open_panel(at)
     click(at, "Fork here, after turn 2")
-    tree, fake = at.session_state["tree"], at.session_state["fake"]
-    assert tree.current == "branch 1" and at.session_state["run"] is tree.branch.state
-    assert at.session_state["run"].turn == 2 and fake.calls == 2 and fake.requests == []
+    tree, fake = at.session_state["sandbox"].tree, at.session_state["sandbox"].script_model()
+    assert tree.current == "branch 1" and at.session_state["sandbox"].run is tree.branch.state
+    assert at.session_state["sandbox"].run.turn == 2 and fake.calls == 2 and fake.requests == []
     assert "Forked branch 1 from main after turn 2" in texts(at.info)
     dot = run_graph_dot(at)
     assert "branch 1 leaves main" in dot and "fork -> ask3" in dot
     click(at, "Run to end")
     assert console(at) == main_console and len(fake.requests) == 2  # turns 3 and 4 only
-    exported = parse_script_text(script_json(at.session_state["run"]), name="branch")  # the branch's download
+    exported = parse_script_text(script_json(at.session_state["sandbox"].run), name="branch")  # the branch's download
     assert exported.expected_output == main_console
     replayed = RunState(exported.task, system=exported.system, tool_names=exported.tools)
     model = FakeModel(exported)
@@ -60,7 +60,7 @@ def test_fork_at_a_turn_and_step_on_sends_only_the_turns_after_it(at):
     assert console_lines(replayed) == main_console
     assert at.selectbox(key="branch_pick").value == "branch 1"
     run(at.selectbox(key="branch_pick").set_value("main"))
-    assert at.session_state["run"] is tree.branches["main"].state and tree.current == "main"
+    assert at.session_state["sandbox"].run is tree.branches["main"].state and tree.current == "main"
 
 
 def test_an_edited_reply_that_breaks_a_rule_is_refused_in_the_api_s_words(at):
@@ -73,8 +73,8 @@ def test_an_edited_reply_that_breaks_a_rule_is_refused_in_the_api_s_words(at):
     click(at, "Apply this reply")
     assert console(at)[0].startswith('turn 1: add {"a": 1, "b": 1} -> 2   <- ✎ edited')
     click(at, "Step")
-    assert at.session_state["run"].result == ("bad request: messages.1.content.0.tool_use.id: String should match "
-                                              "pattern '^[a-zA-Z0-9_-]+$'")
+    assert at.session_state["sandbox"].run.result == (
+        "bad request: messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'")
     assert "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'" in texts(at.error)
 
 
@@ -83,10 +83,10 @@ def test_an_edit_that_is_not_json_says_so_and_changes_nothing(at):
     look_back(at, 1)
     open_panel(at)
     click(at, "Fork here, after turn 1")
-    before = at.session_state["run"].to_json()
+    before = at.session_state["sandbox"].run.to_json()
     next(a for a in at.text_area if a.key and a.key.startswith("edit_blocks_")).set_value("[{oops")
     click(at, "Apply this reply")
-    assert "the blocks are not JSON" in texts(at.error) and at.session_state["run"].to_json() == before
+    assert "the blocks are not JSON" in texts(at.error) and at.session_state["sandbox"].run.to_json() == before
 
 
 def test_a_tool_result_edited_at_the_fork_is_what_the_next_request_carries(at):
@@ -96,9 +96,9 @@ def test_a_tool_result_edited_at_the_fork_is_what_the_next_request_carries(at):
     click(at, "Fork here, after turn 1")
     next(t for t in at.text_input if t.key and t.key.startswith("edit_result_")).set_value("six")
     click(at, "Change it")
-    assert at.session_state["run"].messages[2]["content"][0]["content"] == "six"
+    assert at.session_state["sandbox"].run.messages[2]["content"][0]["content"] == "six"
     click(at, "Step")
-    assert at.session_state["run"].result == "2 + 3 is 5."
+    assert at.session_state["sandbox"].run.result == "2 + 3 is 5."
 
 
 @pytest.mark.parametrize(("kind", "said"), [
@@ -127,7 +127,7 @@ def test_be_the_model_then_save_the_session_as_a_script_that_replays(at):
     run(at.number_input(key="hand_calls").set_value(0))
     at.text_area(key="hand_text").set_value("It is 42.")
     click(at, "Send this reply")
-    state = at.session_state["run"]
+    state = at.session_state["sandbox"].run
     assert state.result == "It is 42." and state.records[0].reply["content"][0]["id"] == "toolu_hand_0001"
     script = parse_script_text(script_json(state), name="mine")
     again = RunState(script.task, system=script.system, tool_names=script.tools, max_turns=script.max_turns)
@@ -144,7 +144,7 @@ def test_a_hand_reply_with_bad_input_is_refused_in_words_and_nothing_is_sent(at)
     at.text_input(key="hand_input_1").set_value('{"a": "two", "b": 3}')
     click(at, "Send this reply")
     assert 'add needs "a" to be a number, got "two"' in texts(at.error)
-    assert at.session_state["run"].records == []
+    assert at.session_state["sandbox"].run.records == []
 
 
 def test_reset_after_a_fork_starts_a_new_tree(at):
@@ -152,7 +152,7 @@ def test_reset_after_a_fork_starts_a_new_tree(at):
     open_panel(at)
     click(at, "Fork here, after turn 2")
     click(at, "Reset")
-    assert at.session_state["tree"].current == "main" and len(at.session_state["tree"].branches) == 1
+    assert at.session_state["sandbox"].tree.current == "main" and len(at.session_state["sandbox"].tree.branches) == 1
     click(at, "Run to end")
     assert console(at) == REFERENCE_CONSOLE
 
@@ -167,15 +167,15 @@ def fork_at(at: AppTest, turn: int) -> AppTest:
 
 def on_screen(at: AppTest) -> tuple[str, str]:
     """The branch the picker shows and the one whose run is on screen: always one and the same."""
-    tree = at.session_state["tree"]
-    assert at.session_state["run"] is tree.branch.state  # the console, graph and status line draw this run
+    tree = at.session_state["sandbox"].tree
+    assert at.session_state["sandbox"].run is tree.branch.state  # the console, graph and status line draw this run
     picked = at.selectbox(key="branch_pick").value if len(tree.branches) > 1 else "main"
     return picked, tree.current
 
 
 def agrees_with_the_tree(at: AppTest) -> None:
     """The status line and the console say what the current branch of the tree holds."""
-    tree = at.session_state["tree"]
+    tree = at.session_state["sandbox"].tree
     picked, current = on_screen(at)
     assert picked == current
     state = tree.branch.state
@@ -197,7 +197,7 @@ def test_after_a_second_fork_step_steps_the_branch_on_screen(at):
     agrees_with_the_tree(at)
     assert on_screen(at) == ("branch 2", "branch 2") and status(at).startswith("turn 2 of 40")
     assert console(at)[1] == 'turn 2: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5'
-    assert at.session_state["tree"].branches["branch 1"].state.turn == 3  # left as it was
+    assert at.session_state["sandbox"].tree.branches["branch 1"].state.turn == 3  # left as it was
 
 
 def test_main_picked_then_a_fork_and_a_result_changed_stays_on_the_new_branch_with_the_change(at):
@@ -216,7 +216,7 @@ def test_main_picked_then_a_fork_and_a_result_changed_stays_on_the_new_branch_wi
     click(at, "Step")
     agrees_with_the_tree(at)
     assert on_screen(at) == ("branch 2", "branch 2") and status(at).startswith("turn 2 of 40")
-    assert at.session_state["run"].messages[2]["content"][0]["content"] == "35"
+    assert at.session_state["sandbox"].run.messages[2]["content"][0]["content"] == "35"
 
 
 def test_switch_branch_then_step_steps_the_branch_picked(at):
@@ -228,7 +228,7 @@ def test_switch_branch_then_step_steps_the_branch_picked(at):
     run(at.selectbox(key="branch_pick").set_value("main"))
     click(at, "Step")
     agrees_with_the_tree(at)
-    tree = at.session_state["tree"]
+    tree = at.session_state["sandbox"].tree
     assert on_screen(at) == ("main", "main") and tree.branches["main"].state.turn == 3
     assert tree.branches["branch 1"].state.turn == 1
     run(at.selectbox(key="branch_pick").set_value("branch 1"))
@@ -251,7 +251,7 @@ def test_fork_after_fork_each_steps_on_from_its_own_turn_and_finishes_like_main(
     run(at.selectbox(key="branch_pick").set_value("branch 1"))
     click(at, "Run to end")
     agrees_with_the_tree(at)
-    assert console(at) == main_console and at.session_state["tree"].branch.name == "branch 1"
+    assert console(at) == main_console and at.session_state["sandbox"].tree.branch.name == "branch 1"
 
 
 # ------------------------------------------------------------ the script goes on at the right reply
@@ -273,7 +273,7 @@ def test_the_issue_s_repro_a_fork_after_an_injected_broken_tool_is_not_refused_f
     click(at, "Step")
     click(at, "Step")
     agrees_with_the_tree(at)
-    assert at.session_state["run"].result is None and not at.error
+    assert at.session_state["sandbox"].run.result is None and not at.error
     assert console(at)[5:7] == ['turn 6: add {"a": 6, "b": 1} -> 7', 'turn 7: add {"a": 7, "b": 1} -> 8']
 
 
@@ -293,7 +293,7 @@ def test_a_cut_or_refused_reply_edited_back_into_a_whole_call_is_not_played_agai
     click(at, "Apply this reply")
     click(at, "Run to end")
     agrees_with_the_tree(at)
-    assert at.session_state["run"].result == "THE SUM IS 3.5 has 4 words."
+    assert at.session_state["sandbox"].run.result == "THE SUM IS 3.5 has 4 words."
     assert console(at)[1] == 'turn 2: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5'  # reply 2, not reply 1 again
 
 
@@ -340,7 +340,7 @@ def test_a_call_added_in_an_edit_after_turns_by_hand_takes_a_new_id_and_the_next
     click(at, "Apply this reply")
     click(at, "Step")  # the script's reply 1: the script gave none yet
     agrees_with_the_tree(at)
-    state = at.session_state["run"]
+    state = at.session_state["sandbox"].run
     assert state.result is None and state.turn == 3 and not at.error
     assert [b["id"] for r in state.records for b in r.reply["content"] if b["type"] == "tool_use"] == [
         "toolu_hand_0001", "toolu_hand_0002", "toolu_01"]
@@ -360,9 +360,9 @@ def test_a_run_written_by_hand_is_said_to_be_in_its_turn_cards_and_its_export(at
     assert "Written by hand: a reply you write has no usage" in captions
     assert "the script gives this reply no usage" not in captions
     be_the_model(at, "end_turn", text="It is 42.")
-    about = view.recorded_about(at.session_state["run"], "the script “Add two numbers, then answer”")
-    assert about == "Recorded on the page from a run written by hand (Be the model): 2 replies, and it finished."
-    exported = parse_script_text(script_json(at.session_state["run"]), name="mine")
+    about = view.recorded_about(at.session_state["sandbox"].run, "the script “Add two numbers, then answer”", 2)
+    assert about == "Recorded on the page from a run written by hand (Be the model): 2 entries, and it answered."
+    exported = parse_script_text(script_json(at.session_state["sandbox"].run), name="mine")
     assert exported.expected_output == ['turn 1: add {"a": 20, "b": 22} -> 42', "result: It is 42.",
                                         "messages sent each turn: 1, 3"]
 
@@ -394,8 +394,8 @@ def test_a_fork_before_the_first_turn_stays_on_screen_when_a_setting_changed(at)
     look_back(at, 0)
     open_panel(at)
     click(at, "Fork here, after turn 0")
-    tree = at.session_state["tree"]
-    assert tree.current == "branch 1" and at.session_state["run"] is tree.branch.state
+    tree = at.session_state["sandbox"].tree
+    assert tree.current == "branch 1" and at.session_state["sandbox"].run is tree.branch.state
     assert "Forked branch 1 from main after turn 0" in texts(at.info)
     assert "Step carries on with the old ones" in texts(at.info)
 
@@ -408,7 +408,7 @@ def test_a_fork_after_a_turn_that_got_no_reply_says_so_and_can_give_it_one(at):
     pick_script(at, "short_leash")
     run(at.number_input(key="max_turns").set_value(6))
     click(at, "Run to end")
-    main = at.session_state["run"]
+    main = at.session_state["sandbox"].run
     assert main.turn == 6 and main.records[-1].branch == "no_reply" and main.records[-1].reply is None
     open_panel(at)
     click(at, "Fork here, after turn 6")  # `run` asserts no exception box
@@ -421,7 +421,7 @@ def test_a_fork_after_a_turn_that_got_no_reply_says_so_and_can_give_it_one(at):
     assert json.loads(at.text_area(key="edit_blocks_branch 1_6_0").value) == []
     at.text_area(key="edit_blocks_branch 1_6_0").set_value(json.dumps([{"type": "text", "text": "It is 6."}]))
     click(at, "Apply this reply")
-    branch = at.session_state["run"]
+    branch = at.session_state["sandbox"].run
     assert branch.result == "It is 6." and branch.records[-1].branch == "answer"
     assert console(at)[5].startswith("turn 6:") and "reply edited: a reply where none came" in console(at)[5]
-    assert at.session_state["tree"].branches["main"].state.records[-1].reply is None  # main as it happened
+    assert at.session_state["sandbox"].tree.branches["main"].state.records[-1].reply is None  # main as it happened

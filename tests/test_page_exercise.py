@@ -152,7 +152,7 @@ def test_the_code_survives_reruns_and_a_visit_to_the_other_view(at):
     check(at, mine)
     run(at.switch_page("views/sandbox.py"))
     click(at, "Step")
-    assert at.session_state["run"].turn == 1
+    assert at.session_state["sandbox"].run.turn == 1
     run(at.switch_page(VIEW))
     assert at.text_area(key="loop_code").value == mine
     assert at.error[0].value.startswith(f"**{check_loop(mine).summary}.**")  # the last check is still shown

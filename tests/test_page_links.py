@@ -43,7 +43,8 @@ def screen(at: AppTest) -> dict:
 def reopens_the_same_screen(at: AppTest) -> AppTest:
     again = opened(query_of(at))
     assert screen(again) == screen(at)
-    assert again.session_state["run"].messages == at.session_state["run"].messages  # to the last tool_use id
+    # to the last tool_use id
+    assert again.session_state["sandbox"].run.messages == at.session_state["sandbox"].run.messages
     assert not again.warning, texts(again.warning)  # a link the page wrote has nothing it cannot use
     return again
 
@@ -60,7 +61,7 @@ def test_a_script_at_a_turn_looked_back_at_in_another_view(at):
     assert query_of(at)["turn"] == "2"
     again = reopens_the_same_screen(at)
     assert screen(again)["turn"] == 2 and status(again).startswith("turn 4 of 40")
-    assert again.session_state["run"].turn == 4
+    assert again.session_state["sandbox"].run.turn == 4
     look_back(again, 4)
     assert "turn" not in query_of(again)  # the latest turn is the link's default
     open_tab(at, "Messages")
@@ -80,7 +81,8 @@ def test_the_toy_with_a_typed_task_and_settings_changed(at):
     assert query["tools"] == "add,upper" and query["max_tokens"] == "512"
     again = reopens_the_same_screen(at)
     assert console(again)[0] == 'turn 1: add {"a": 2, "b": 3} -> 5'
-    assert again.session_state["run"].tool_names == ["add", "upper"] and again.session_state["max_tokens"] == 512
+    assert again.session_state["sandbox"].run.tool_names == ["add", "upper"]
+    assert again.session_state["max_tokens"] == 512
 
 
 def test_a_branch_with_an_edit_and_a_fault(at):
@@ -94,13 +96,13 @@ def test_a_branch_with_an_edit_and_a_fault(at):
     open_panel(at, "Inject a fault")
     run(at.selectbox(key="fault_kind").set_value("overloaded"))
     click(at, "Step with this fault")
-    assert at.session_state["tree"].current == "branch 1"
+    assert at.session_state["sandbox"].tree.current == "branch 1"
     again = reopens_the_same_screen(at)
     assert screen(again)["branch"] == "branch 1"
     lines = console(again)
     assert "LOUD" in lines[1] and "✎ edited" in lines[1] and "⚡ injected" in lines[2]
     run(again.selectbox(key="branch_pick").set_value("main"))  # the link holds the switch back too
-    assert reopens_the_same_screen(again).session_state["tree"].current == "main"
+    assert reopens_the_same_screen(again).session_state["sandbox"].tree.current == "main"
 
 
 def test_a_reply_written_by_hand_and_an_edited_reply(at):
@@ -136,7 +138,7 @@ def test_a_replay_that_cannot_go_on_stops_there_and_says_so():
     assert "replayed up to action 1 of 3: action 2 (step) could not be taken (The loop has finished" in said
     assert "the run has no turn 7 (it stops at turn 2)" in said
     assert status(page).startswith("turn 2 of")
-    assert list(page.session_state["tree"].branches) == ["main"]  # the fork after it was not taken
+    assert list(page.session_state["sandbox"].tree.branches) == ["main"]  # the fork after it was not taken
     edit = opened(to_query(Link(script="add_then_answer", actions=[["step"], ["edit_result", 0, "x", False]])))
     assert "action 2 (edit result) could not be taken (main is the run as it happened" in texts(edit.warning)
 
@@ -150,8 +152,8 @@ def test_a_replay_that_cannot_go_on_stops_there_and_says_so():
     ([["hand", "end_turn", [1]]], "the link's action 1 is not one this page knows"),
     ([["fault", "nope", ""]], "no fault 'nope'"),
     ([["fault", "tool_raises", "rm"]], "no tool 'rm' to break"),
-    ([["switch", "x"]], "there is no branch “x”"),
-    ([["fork", -1]], "the run on screen has no turn -1 to fork after"),
+    ([["switch", "x"]], "There is no branch “x”"),
+    ([["fork", -1]], "The run on screen has no turn -1 to fork after"),
     ([["step"], ["fork", 1], ["edit_result", 7, "x", True]], "turn 1 has no tool call 8"),
 ])
 def test_a_stranger_s_actions_stop_the_replay_in_words(actions, said):
@@ -162,7 +164,7 @@ def test_a_stranger_s_actions_stop_the_replay_in_words(actions, said):
 def test_a_real_link_brings_back_its_settings_and_sends_nothing():
     page = opened(to_query(Link(model="Real", task="Say hi.", settings={"max_turns": 3}, actions=[["step"]])))
     assert page.session_state["model_choice"] == "Real" and page.session_state["task"] == "Say hi."
-    assert page.session_state["max_turns"] == 3 and page.session_state["run"].turn == 0
+    assert page.session_state["max_turns"] == 3 and page.session_state["sandbox"].run.turn == 0
     assert "A link never calls one: its settings are back, and the run starts afresh" in texts(page.warning)
 
 

@@ -37,16 +37,16 @@ def test_a_new_task_after_a_finished_run_is_run_by_the_next_step(at):
     run(at.radio(key="model_choice").set_value("Toy"))
     type_task(at, "What is 2 + 3?")
     click(at, "Run to end")
-    assert at.session_state["run"].result == "2 + 3 is 5."
+    assert at.session_state["sandbox"].run.result == "2 + 3 is 5."
     type_task(at, "What is 10 + 20?")
     said = texts(at.info)
     assert "Step (or Run to end) starts a new run" in said and "Step carries on with the old ones" not in said
     click(at, "Step")
-    run_state = at.session_state["run"]
+    run_state = at.session_state["sandbox"].run
     assert run_state.task == "What is 10 + 20?" and run_state.turn == 1
     assert "The loop has finished" not in texts(at.info) and "The settings changed" not in texts(at.info)
     click(at, "Run to end")
-    assert at.session_state["run"].result == "10 + 20 is 30."
+    assert at.session_state["sandbox"].run.result == "10 + 20 is 30."
     assert at.success[0].value.startswith("**Answer:** 10 \\+ 20 is 30\\.")
 
 
@@ -54,7 +54,7 @@ def test_a_new_task_after_a_finished_script_run_starts_the_script_again(at):
     click(at, "Run to end")
     type_task(at, "What is 10 + 20?")
     click(at, "Run to end")
-    run_state = at.session_state["run"]
+    run_state = at.session_state["sandbox"].run
     assert run_state.messages[0] == {"role": "user", "content": "What is 10 + 20?"} and run_state.turn == 2
     assert console(at)[0] == 'turn 1: add {"a": 2, "b": 3} -> 5'  # the script plays from its first reply
 
@@ -64,7 +64,7 @@ def test_step_after_the_end_with_the_same_settings_still_says_the_run_has_finish
     click(at, "Step")
     said = texts(at.info)
     assert "The loop has finished (2 + 3 is 5.)" in said and "Reset starts it again" in said
-    assert at.session_state["run"].turn == 2
+    assert at.session_state["sandbox"].run.turn == 2
 
 
 # ---- point 18: over message threads, every counter says the same ----------------------------------------------
@@ -74,7 +74,7 @@ def test_over_message_threads_every_counter_says_what_was_sent_and_what_the_whol
     pick_script(at, "three_tool_chain")
     run(at.toggle(key="threads").set_value(True))
     click(at, "Run to end")
-    run_state = at.session_state["run"]
+    run_state = at.session_state["sandbox"].run
     assert [r.messages_sent for r in run_state.records] == [1, 1, 1, 1]
     assert console(at)[-1] == ("messages sent each turn: 1, 1, 1, 1 over a message thread "
                                "(the whole array each turn: 1, 3, 5, 7)")
@@ -111,7 +111,7 @@ def test_a_turn_limit_past_the_scripts_replies_is_warned_of_where_it_is_set(at):
     warned = at.sidebar.warning[0].value
     assert "This script has 40 replies" in warned and "stops at turn 41" in warned and "limit of 500" in warned
     click(at, "Run to end")
-    assert at.session_state["run"].turn == 41  # what the warning said
+    assert at.session_state["sandbox"].run.turn == 41  # what the warning said
     pick_script(at, "add_then_answer")
     run(at.number_input(key="max_turns").set_value(500))
     assert not at.sidebar.warning  # a script that answers ends its run itself
@@ -140,10 +140,10 @@ def test_an_empty_task_asks_for_a_task_instead_of_sending_a_bad_request(at, task
     for button in ("Step", "Run to end"):
         click(at, button)
         assert "The task is empty" in texts(at.warning) and not at.error
-        assert at.session_state["run"].records == []
+        assert at.session_state["sandbox"].run.records == []
     type_task(at, "What is 2 + 3?")
     click(at, "Run to end")
-    assert at.session_state["run"].result == "2 + 3 is 5."
+    assert at.session_state["sandbox"].run.result == "2 + 3 is 5."
 
 
 def test_an_error_that_ends_in_a_full_stop_gets_no_second_one(at):
@@ -194,7 +194,7 @@ print("imported" if hasattr(sys.modules.get("anthropic"), "OverloadedError") els
 at.selectbox(key="script").set_value("overloaded_529").run()
 next(b for b in at.button if b.label == "Step").click().run()
 next(b for b in at.button if b.label == "Step").click().run()
-print(at.session_state["run"].records[-1].error)
+print(at.session_state["sandbox"].run.records[-1].error)
 """
 
 
@@ -227,7 +227,7 @@ def test_an_empty_task_asks_for_a_task_on_every_path_that_would_send_it(monkeypa
     else:
         run(at.text_area(key="hand_text").input("Done."))
         click(at, "Send this reply")
-    assert at.session_state["run"].records == [] and not at.error
+    assert at.session_state["sandbox"].run.records == [] and not at.error
     assert "The task is empty: type what the agent should do in the Task box" in texts(at.warning)
 
 
@@ -236,6 +236,6 @@ def test_a_step_that_starts_a_new_run_after_the_end_says_so(monkeypatch):
     click(at, "Run to end")
     run(at.text_area(key="task").input("What is 4 + 4?"))
     click(at, "Step")
-    assert at.session_state["run"].task == "What is 4 + 4?" and at.session_state["run"].turn == 1
-    assert "The run had finished, so this Step started a new run with the settings as they are now." \
+    assert at.session_state["sandbox"].run.task == "What is 4 + 4?" and at.session_state["sandbox"].run.turn == 1
+    assert "The run had finished, so this Step started a new run with the settings as they are now (a run of " \
         in texts(at.info)

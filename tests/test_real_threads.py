@@ -151,7 +151,7 @@ def test_the_page_runs_the_real_model_over_a_thread_and_says_when_it_fell_back(m
         server.threads = ThreadStore()  # forgotten between the turns
         click(at, "Step")
     assert not at.exception, [e.value for e in at.exception]
-    run = at.session_state["run"]
+    run = at.session_state["sandbox"].run
     assert run.result == "2 + 3 is 5." and run.records[1].thread_lost.startswith("404 not_found_error")
     assert [body["thread"]["type"] for body, _, _ in heard] == ["create", "continue", "create"]
     captions = [c.value for c in at.caption]

@@ -218,7 +218,7 @@ def test_the_pages_switch_runs_over_a_thread_and_says_the_bytes_both_ways(monkey
     for _ in range(2):
         at = next(b for b in at.button if b.label == "Step").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    run = at.session_state["run"]
+    run = at.session_state["sandbox"].run
     assert run.threads and run.result == "2 + 3 is 5." and run.records[1].thread["type"] == "continue"
     assert any(c.value.startswith("Over a message thread (continue): this turn sent ") for c in at.caption)
 

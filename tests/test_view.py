@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent import summary
+from agent.branches import RunTree
 from agent.loop import RunState, console_lines, run_to_end, step
 from agent.models.fake import FakeModel
 from agent.models.toy import ToyModel
@@ -370,10 +371,24 @@ def test_the_api_key_comes_from_the_field_then_the_environment_then_secrets():
 
 def test_a_recorded_script_says_where_it_came_from_in_words():
     state, _ = scripted("add_then_answer")
-    assert view.recorded_about(state, "the script “Add two numbers, then answer”") == (
-        "Recorded on the page from a run of the script “Add two numbers, then answer”: 2 replies, and it finished.")
+    assert view.recorded_about(state, "the script “Add two numbers, then answer”", 2) == (
+        "Recorded on the page from a run of the script “Add two numbers, then answer”: 2 entries, and it answered.")
     state, _ = scripted("add_then_answer", steps=1)
-    assert view.recorded_about(state, "the toy model").endswith("1 reply, and it stopped after turn 1.")
+    assert view.recorded_about(state, "the toy model", 1).endswith("1 entry, and it stopped after turn 1.")
+
+
+def test_an_edited_run_that_ended_in_a_bad_request_is_said_to_be_one():
+    tree = RunTree.start(scripted("add_then_answer", steps=1)[0])
+    tree.fork(1)
+    blocks = [dict(b, thinking="changed") if b["type"] == "thinking" else b
+              for b in tree.branch.state.messages[1]["content"]]
+    tree.edit_reply("tool_use", blocks)
+    tree.step(FakeModel(load_script("add_then_answer"), calls=1))  # a changed thinking block: refused
+    state = tree.branch.state
+    assert state.records[-1].branch == "bad_request"
+    about = view.recorded_about(state, "the script “Add two numbers, then answer”", 2, edited=1)
+    assert about == ("Recorded on the page from a run of the script “Add two numbers, then answer”, 1 turn edited at a "
+                     "fork: 2 entries, and it ended in a bad request.")
 
 
 def test_the_outcome_says_who_refused_a_request_and_when_a_script_ran_out():

@@ -2,8 +2,8 @@
 
 A panel of the sandbox view (`views/sandbox.py` draws it under the Step row),
 built only while it is open, so a Step with it closed costs what it did. The
-run on screen (`ss.run`) is always the current branch of a `RunTree`
-(`agent.branches`): every action here changes that branch, and the picker
+run on screen is always the current branch of the Sandbox's `RunTree`
+(`agent.branches`): every action here is a Sandbox method, and the picker
 shows whichever branch the tree says is current. Forking copies the turns
 before the fork as data, and the branch's own FakeModel continues the script
 from where the branch's records say it had got. Every action here is a step
@@ -12,18 +12,17 @@ of `agent.loop` (through the tree), never a loop of its own.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
+from typing import Any
 
 import graphviz
 import streamlit as st
 
 from agent.branch_compare import compare
-from agent.branches import MAIN, Branch, BranchError, RunTree
+from agent.branches import MAIN, RunTree
 from agent.loop import Model, RunState, console_lines
-from agent.models.fake import FakeModel
-from agent.models.faults import FAULTS, Fault
-from agent.models.hand_model import STOP_REASONS, HandModel, HandReplyError, tool_use_ids
+from agent.models.faults import FAULTS
+from agent.models.hand_model import STOP_REASONS
 from agent.page import view
 from agent.page.branches_view import (
     blocks_from_text,
@@ -39,159 +38,52 @@ from agent.page.branches_view import (
 )
 from agent.page.html_cards import comparison_html
 from agent.page.safe_text import as_text
+from agent.page.sandbox import ModelKind, Notice, Sandbox
 from agent.tools import TOOLS
-from views import page_link
+from agent.untrusted import MAX_FILE_BYTES
 
 ss = st.session_state
 MAX_HAND_CALLS = 4
 
 
-def tree() -> RunTree:
-    """The run tree of the run on screen; a new run (Reset, another script) starts a new tree."""
-    current = ss.get("tree")
-    if current is None or current.branch.state is not ss.run:
-        current = ss.tree = RunTree.start(ss.run)
-        ss.branch_models = {MAIN: ss.fake}
-    return current
+def box() -> Sandbox:
+    return ss.sandbox
+
+
+def act(method: Callable[..., Notice | None], *args: Any) -> Notice | None:
+    """Take a Sandbox action from this panel; an error stays beside the form, anything else goes to the notice."""
+    said = method(*args)
+    if said is not None and said.kind != "error":
+        box().notice = said
+        return None
+    return said
 
 
 def marked_graph(graph: graphviz.Digraph, shown: RunState) -> graphviz.Digraph:
     """The run graph with the branch's fork and marks, when the run has any (a hook of `views/run_tabs.py`)."""
-    current = ss.get("tree")
-    if current is None or current.branch.state is not ss.run or (current.branch.parent is None
-                                                                  and not current.branch.marks):
+    assert box().tree is not None
+    branch = box().tree.branch
+    if branch.parent is None and not branch.marks:
         return graph
-    return mark_run_graph(graph, current.branch, shown)
+    return mark_run_graph(graph, branch, shown)
 
 
 def console(shown: RunState) -> list[str]:
     """The console, with what was injected, edited or written by hand said beside it (a hook of `run_tabs`)."""
-    current = ss.get("tree")
-    marked = current is not None and current.branch.state is ss.run and current.branch.marks
-    return console_lines(shown, returned=False, notes=console_notes(current.branch) if marked else None,
+    assert box().tree is not None
+    branch = box().tree.branch
+    return console_lines(shown, returned=False, notes=console_notes(branch) if branch.marks else None,
                          readable=True)
-
-
-def show_branch(current: RunTree, name: str) -> None:
-    """Put a branch on screen: its run, its FakeModel, its latest turn."""
-    current.switch(name)
-    ss.run, ss.fake = current.branch.state, ss.branch_models[name]
-    ss.look_back = ss.run.turn
-
-
-def place_script(branch: Branch) -> None:
-    """Give a branch a FakeModel of the run's script at the reply after those its records show it played."""
-    main = ss.branch_models[MAIN]
-    ss.branch_models[branch.name] = FakeModel(main.script, mode=main.mode,
-                                              calls=branch.script_replies_used(branch.state.turn))
-
-
-def on_branch_picked(current: RunTree) -> None:
-    """The person picked a branch: it goes on screen (a callback, so it runs before the page is drawn)."""
-    switch(ss.branch_pick)
-
-
-# ---------------------------------------------------------------- the actions a link replays (views/page_link.py)
-# Each is what its button does, returns None when taken or the reason it was not, and logs itself when taken.
-
-
-def switch(name: str) -> str | None:
-    current = tree()
-    if name not in current.branches:
-        return f"there is no branch “{name}”"
-    show_branch(current, name)
-    page_link.log("switch", name)
-    return None
-
-
-def fork(turn: int) -> str | None:
-    current = tree()
-    if not 0 <= turn <= ss.run.turn:
-        return f"the run on screen has no turn {turn} to fork after"
-    branch = current.fork(turn)
-    k = branch.fork_turn  # the turn asked for, or the one before it when that one was refused
-    place_script(branch)
-    show_branch(current, branch.name)
-    ss.flash = ("info", f"Forked {branch.name} from {branch.parent} after turn {k}. "
-                        + (f"Edit turn {k} in the panel, or Step on." if k else "Step on."))
-    page_link.log("fork", turn)
-    return None
-
-
-def edit_reply(stop_reason: str, blocks: list) -> str | None:
-    current = tree()
-    logged = copy.deepcopy(blocks)
-    try:
-        current.edit_reply(stop_reason, blocks)
-    except (ValueError, BranchError) as exc:  # HandReplyError is a ValueError
-        return str(exc)
-    place_script(current.branch)
-    show_branch(current, current.branch.name)
-    page_link.log("edit_reply", stop_reason, logged)
-    return None
-
-
-def edit_result(position: int, content: str, is_error: bool) -> str | None:
-    current = tree()
-    try:
-        current.edit_tool_result(position, content, is_error)
-    except BranchError as exc:
-        return str(exc)
-    show_branch(current, current.branch.name)
-    page_link.log("edit_result", position, content, is_error)
-    return None
-
-
-def fault(kind: str, tool: str, model_for: Callable[[], Model | None]) -> str | None:
-    current = tree()
-    if ss.run.done:
-        ss.flash = ("info", f"The loop has finished ({as_text(ss.run.result)}): fork at an earlier turn to try a "
-                            "fault there.")
-        return ss.flash[1]
-    try:
-        injected = Fault(kind, tool)
-    except ValueError as exc:
-        return str(exc)
-    model = model_for()
-    if model is None:
-        return "there is no model to ask"
-    with st.spinner("Asking the model…"):
-        records = current.step(model, injected)
-    ss.look_back = ss.run.turn
-    if kind == "tool_raises" and not any(r.tool_runs for r in records):
-        ss.flash = ("info", "That reply called no tool, so none could break. The turn went on as it was.")
-    page_link.log("fault", kind, tool)
-    return None
-
-
-def hand(stop_reason: str, blocks: list) -> str | None:
-    run = ss.run
-    if (empty := view.empty_task_note(run)) is not None:  # a first request with no task: the API refuses it
-        ss.flash = ("warning", empty)
-        return empty
-    if run.done:
-        ss.flash = ("info", f"The loop has finished ({as_text(run.result)}). Reset or fork to write another reply.")
-        return ss.flash[1]
-    logged = copy.deepcopy(blocks)
-    model = ss.setdefault("hand_model", HandModel())
-    try:
-        model.give(stop_reason, blocks, run.tool_names, taken=tool_use_ids(run.messages))
-    except (HandReplyError, ValueError) as exc:
-        return str(exc)
-    tree().step(model)
-    ss.look_back = ss.run.turn
-    page_link.log("hand", stop_reason, logged)
-    return None
 
 
 def panel(model_for: Callable[[], Model | None]) -> None:
     """The expander; `model_for` gives the model a Step would use now (None, with a message, if none)."""
-    current = tree()
-    box = st.expander("Change the past: fork at a turn, inject a fault, be the model", key="change_the_past",
+    current = box().tree
+    panel_box = st.expander("Change the past: fork at a turn, inject a fault, be the model", key="change_the_past",
                       on_change="rerun", icon=":material/call_split:")
-    if not box.open:
+    if not panel_box.open:
         return
-    with box:
+    with panel_box:
         if len(current.branches) > 1:
             branches_section(current)
         fork_at, fault_at, hand_at = st.tabs(["Fork and edit", "Inject a fault", "Be the model"], key="past_tab",
@@ -213,12 +105,13 @@ def branches_section(current: RunTree) -> None:
     # made (and given no default of its own), and only a pick by the person changes the tree.
     ss.branch_pick = current.current
     picked_at.selectbox("Branch on screen", list(current.branches), key="branch_pick",
-                        format_func=lambda name: branch_caption(current, name), on_change=on_branch_picked,
-                        args=(current,))
+                        format_func=lambda name: branch_caption(current, name),
+                        on_change=lambda: act(box().pick_branch, ss.branch_pick))
     # The Export tab saves the branch on screen as a script; here only the whole tree, made when clicked.
     picked_at.caption("The Export tab downloads the branch on screen as a script that replays it.")
     picked_at.download_button("Every branch (JSON)", current.to_json, file_name="run-tree.json",
                               mime="application/json", on_click="ignore", icon=":material/account_tree:")
+    picked_at.caption("Load the file back (in the Fork and edit tab) to go on where you were.")
     map_at.graphviz_chart(branch_map(current).source)
     compare_section(current)
 
@@ -246,14 +139,15 @@ def compare_section(current: RunTree) -> None:
 
 
 def fork_section(current: RunTree) -> None:
-    run = ss.run
-    turn = min(int(ss.get("look_back", run.turn)), run.turn)
+    turn = box().turn_shown
     st.caption("Fork copies the run as it stood after a turn (pick the turn with the Look back slider). Nothing "
                "before the fork is sent again: Step carries the branch on from there, with the script's next "
                "reply, the real model, or yours.")
-    if st.button(f"Fork here, after turn {turn}", icon=":material/call_split:", key="fork"):
-        fork(turn)
-        st.rerun()
+    st.button(f"Fork here, after turn {turn}", icon=":material/call_split:", key="fork",
+              on_click=lambda: act(box().fork, turn))
+    st.file_uploader("Load a run tree (the “Every branch” file)", type=["json"],
+                     key=f"tree_upload{box().uploads}", on_change=on_tree_loaded,
+                     max_upload_size=MAX_FILE_BYTES // 2**20)
     branch = current.branch
     if branch.parent is None or branch.stepped_on or branch.fork_turn == 0:
         return
@@ -266,7 +160,7 @@ def edit_section(current: RunTree) -> None:
     record = view.record_of_turn(branch.state, k)
     st.markdown(f"**Edit turn {k} of {branch.name}**, then Step on. The next request goes through the same checks "
                 "as any other, so an edit the API would refuse is refused.")
-    if ss.run_model == "Fake":
+    if box().run_model == ModelKind.SCRIPT:
         st.caption("The script does not read: its next replies were written for the run as it was, so they do "
                    "not read your edit. An edited text or result changes what the next request carries, not what "
                    "the script answers.")
@@ -279,11 +173,11 @@ def edit_section(current: RunTree) -> None:
                          blocks_text(record.reply), height=160, key=f"edit_blocks_{key}")
     if st.button("Apply this reply", icon=":material/edit:", key=f"edit_apply_{key}"):
         try:
-            problem = edit_reply(stop_reason, blocks_from_text(typed))
+            problem = act(box().edit_reply, stop_reason, blocks_from_text(typed))
         except ValueError as exc:
-            problem = str(exc)
+            problem = Notice("error", str(exc))
         if problem:
-            st.error(problem, icon=":material/error:")
+            st.error(as_text(problem.text), icon=":material/error:")
             return
         st.rerun()  # fresh fields, and the tabs below show the turn as edited
     for position, tool_run in enumerate(record.tool_runs):
@@ -292,11 +186,19 @@ def edit_section(current: RunTree) -> None:
                                         key=f"edit_result_{key}_{position}")
         is_error = error_at.checkbox("is_error", tool_run.is_error, key=f"edit_is_error_{key}_{position}")
         if save_at.button("Change it", key=f"edit_result_apply_{key}_{position}"):
-            problem = edit_result(position, content, is_error)
+            problem = act(box().edit_result, position, content, is_error)
             if problem:
-                st.error(problem, icon=":material/error:")
+                st.error(as_text(problem.text), icon=":material/error:")
                 return
             st.rerun()
+
+
+def on_tree_loaded() -> None:
+    sandbox = box()
+    file = ss.get(f"tree_upload{sandbox.uploads}")
+    if file is not None:
+        sandbox.notice = sandbox.load_tree(file.getvalue())
+        sandbox.uploads += 1  # a fresh, empty uploader: the file's work is in the tree now
 
 
 def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> None:
@@ -305,15 +207,19 @@ def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> No
     kind = st.selectbox("What goes wrong", list(FAULTS), format_func=FAULTS.get, key="fault_kind")
     tool = ""
     if kind == "tool_raises":
-        tool = st.selectbox("Which tool", ["", *ss.run.tool_names], key="fault_tool",
+        tool = st.selectbox("Which tool", ["", *box().run.tool_names], key="fault_tool",
                             format_func=lambda name: name or "every tool the reply calls")
     if st.button("Step with this fault", icon=":material/bolt:", key="fault_step"):
-        if fault(kind, tool, model_for) is None:
-            st.rerun()  # the branch picker above was drawn before this turn: draw it as the branch now stands
+        with st.spinner("Asking the model…"):
+            problem = act(box().inject_fault, kind, tool, model_for())
+        if problem:
+            st.error(as_text(problem.text), icon=":material/error:")
+            return
+        st.rerun()  # the branch picker above was drawn before this turn: draw it as the branch now stands
 
 
 def hand_section(current: RunTree) -> None:
-    run = ss.run
+    run = box().run
     st.caption("You are the model: write the next reply and send it into the loop. Tool ids are made for you; "
                "inputs are checked against the tools' schemas. Save the session from the Export tab (This run as "
                "a FakeModel script) and it replays like a built-in script.")
@@ -332,10 +238,9 @@ def hand_section(current: RunTree) -> None:
         calls.append((name, typed))
     if st.button("Send this reply", type="primary", icon=":material/send:", key="hand_send"):
         try:
-            problem = hand(stop_reason, form_blocks(thinking, text, calls))
+            problem = act(box().hand, stop_reason, form_blocks(thinking, text, calls))
         except ValueError as exc:  # a tool input that is not a JSON object
-            problem = str(exc)
+            problem = Notice("error", str(exc))
         if problem is None:
             st.rerun()  # the branch picker above was drawn before this turn: draw it as the branch now stands
-        if not ss.flash:  # a finished run's, or a missing task's, is said in the notice above the view
-            st.error(problem, icon=":material/error:")
+        st.error(as_text(problem.text), icon=":material/error:")

@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from agent.branches import MAIN
 from agent.loop import RunState
 from agent.models.hand_model import written_by_hand
 from agent.models.toy import TOY_MODEL_NAME
@@ -21,7 +22,8 @@ from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.safe_text import CODE_CHARS, as_code, as_sentence, clip_text
-from agent.real import record_script
+from agent.page.sandbox import ModelKind
+from agent.real import DEFAULT_MODEL, record_script
 from agent.scripts import ScriptError
 from agent.summary import message_line
 from views import change_the_past  # marks a branch's fork, faults and edits on the graph and the console
@@ -30,18 +32,19 @@ from views import change_the_past  # marks a branch's fork, faults and edits on 
 # graph out again on every Step, at a cost that grows with its size (bench/page_step.py measures it).
 GRAPH_TURNS = 5
 CARD_TURNS = 3  # the Messages view draws the latest turns as cards, older ones as one line a message
-VIEWS = ["Run", "The loop", "Messages", "Export"]
 CONSOLE_LINE_CHARS = 2_000  # a console line is clipped here: a 20 MB answer is the Export tab's, not the console's
 ss = st.session_state
 
 
 def model_name() -> str:
     """The model the run's requests name: the real model's, the toy's, or the FakeModel's own."""
-    return {"Real": ss.get("real_model", ""), "Toy": TOY_MODEL_NAME}.get(ss.run_model, "fake")
+    box = ss.sandbox
+    return {ModelKind.REAL: box.real_model_name or DEFAULT_MODEL, ModelKind.TOY: TOY_MODEL_NAME}.get(
+        box.run_model, "fake")
 
 
 def priced_model() -> str:
-    return ss.get("real_model", "") if ss.run_model == "Real" else ""
+    return model_name() if ss.sandbox.run_model == ModelKind.REAL else ""
 
 
 def run_view(run: RunState, shown: RunState, turn: int) -> None:
@@ -88,8 +91,11 @@ def turn_details(run: RunState, turn: int) -> None:
                  "the next Step tried again.", icon=":material/replay:")
     request = view.request_sent(run, record, model_name())
     sent = view.sent_by_turn(run, record, model_name())
-    st.markdown(f"{heading}**Turn {turn} sent** {sent.words} · {sent.bytes:,} bytes · max_tokens "
-                f"{request['max_tokens']} · tools: {', '.join(run.tool_names) or 'none'}")
+    tools = "kept by the thread" if "tools" not in request and sent.thread == "continue" else \
+        ", ".join(tool["name"] for tool in request.get("tools", [])) or "none"
+    went = "was refused before sending: it held" if record.refused_unsent else "sent"
+    st.markdown(f"{heading}**Turn {turn} {went}** {sent.words} · {sent.bytes:,} bytes · max_tokens "
+                f"{request['max_tokens']} · tools: {tools}")
     if (note := view.thread_note(sent)) is not None:
         st.caption(note)
     show_json_lazily("The exact request (JSON)", request, f"request{turn}")
@@ -109,11 +115,11 @@ def turn_cost_line(record) -> str:
     """A turn's usage and time, in words that fit the model: a script's reply may carry no usage, and takes no time."""
     if written_by_hand(record.reply):
         return "Written by hand: a reply you write has no usage, and no model took time over it"
-    if ss.run_model == "Fake":
+    if ss.sandbox.run_model == ModelKind.SCRIPT:
         usage = view.usage_line(record.usage) if record.usage else "the script gives this reply no usage"
         return f"Usage: {usage} · a script answers at once"
     usage = view.usage_line(record.usage, priced_model())
-    if ss.run_model == "Toy":
+    if ss.sandbox.run_model == ModelKind.TOY:
         return f"Usage: {usage} (the toy's estimate: about four characters a token)"
     return f"Usage: {usage} · the model took {record.model_seconds * 1000:.0f} ms"
 
@@ -186,7 +192,9 @@ def export_view(run: RunState) -> None:
     st.download_button("Run graph (DOT)", lambda: run_graph(run).source, file_name="run-graph.dot",
                        mime="text/vnd.graphviz", on_click="ignore", icon=":material/download:")
     try:
-        script = json.dumps(record_script(run, about=recorded_about(run)).to_dict(), indent=2) + "\n"
+        recorded = record_script(run)
+        script = json.dumps({**recorded.to_dict(), "about": recorded_about(run, len(recorded.replies))}, indent=2)
+        script += "\n"
     except ScriptError as exc:  # e.g. no reply yet: nothing to replay
         st.caption(f"The run as a FakeModel script: {as_sentence(exc, api_key()[0])}")
         return
@@ -195,8 +203,10 @@ def export_view(run: RunState) -> None:
                        icon=":material/download:")
 
 
-def recorded_about(run: RunState) -> str:
-    """What a script recorded on the page says about where it came from."""
-    source = {"Fake": f"the script “{ss.fake.script.title}”", "Toy": "the toy model",
-              "Real": f"the real model {ss.get('real_model', '')}"}.get(ss.run_model, "a model")
-    return view.recorded_about(run, source)
+def recorded_about(run: RunState, entries: int) -> str:
+    """What a script recorded on the page says about where it came from, from the branch's own records."""
+    box = ss.sandbox
+    source = {ModelKind.SCRIPT: f"the script “{box.script_models[MAIN].script.title}”",
+              ModelKind.TOY: "the toy model", ModelKind.REAL: f"the real model {model_name()}"}[box.run_model]
+    edited = sum(mark.kind == "edited" for mark in box.tree.branch.marks.values())
+    return view.recorded_about(run, source, entries, edited)

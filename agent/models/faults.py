@@ -139,6 +139,15 @@ class FaultyModel:
         return reply
 
 
+def fault_applied(fault: Fault, records: list[TurnRecord]) -> bool:
+    """Whether the fault met anything to act on: a broken tool needs a call, a changed reply needs a reply."""
+    if fault.kind in FAILS_BEFORE_ASKING:
+        return True
+    if fault.kind == "tool_raises":
+        return any(record.tool_runs for record in records)
+    return records[0].reply is not None
+
+
 def step_with_fault(state: RunState, model: Model, fault: Fault) -> list[TurnRecord]:
     """One Step with `fault` injected, through `agent.loop.step`; returns the records made, injected one first.
 

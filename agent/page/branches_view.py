@@ -33,11 +33,11 @@ def console_notes(branch: Branch) -> dict[int, str]:
 def where_it_left(branch: Branch) -> str:
     """Where a branch leaves its parent, in the words the picker and the branch map both use.
 
-    It shares turns 1..`shared` with its parent; once the turn it was forked at is edited, that turn is
-    its own too, so it leaves before it.
+    It was forked from the state after turn `fork_turn`; once that turn is edited, the turn is its own too
+    (it shares turns 1..`shared` with its parent), and the words say so.
     """
-    edited = f" (turn {branch.fork_turn} edited)" if branch.shared < branch.fork_turn else ""
-    return f"after turn {branch.shared}{edited}"
+    edited = f", turn {branch.fork_turn} edited" if branch.shared < branch.fork_turn else ""
+    return f"after turn {branch.fork_turn}{edited}"
 
 
 def branch_caption(tree: RunTree, name: str) -> str:

@@ -3,8 +3,8 @@
 Streamlit-free: `views/sandbox.py` draws `KEYS_JS` once (st.html with its script, run in the page itself:
 nothing to install, nothing fetched) and `KEYS_CAPTION` under the step row. A key presses the button it
 names, found by the button's Streamlit key (`.st-key-<key>`), so a key does exactly what the click does.
-Keys are left alone while a text box, a select, a slider or anything editable has the focus, or with
-Ctrl, Alt or Meta held: typing a task never steps the loop.
+Keys are left alone while a text box, a select or anything editable has the focus, or with Ctrl, Alt or
+Meta held: typing a task never steps the loop. A focused slider or view picker keeps the letter keys working.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ KEYS: list[tuple[str, str, str]] = [
     ("S", "s|S", "step"),
     ("E", "e|E", "run_to_end"),
     ("R", "r|R", "reset"),
+    ("Z", "z|Z", "undo"),
+    ("Y", "y|Y", "redo"),
     ("←", "ArrowLeft", "look_back"),
     ("→", "ArrowRight", "look_back"),
     ("Home", "Home", "look_back"),
@@ -23,7 +25,8 @@ KEYS: list[tuple[str, str, str]] = [
 ]
 KEY_OF = {widget: shown for shown, _, widget in KEYS if widget != "look_back"}  # shown in a button's tooltip
 
-KEYS_CAPTION = ("Keys: **S** Step · **E** Run to end · **R** Reset · **←** **→** one turn back or forward · "
+KEYS_CAPTION = ("Keys: **S** Step · **E** Run to end · **R** Reset · **Z** Undo · **Y** Redo · **←** **→** one turn "
+                "back or forward · "
                 "**Home** **End** the first or the last turn (while no text box has the focus)")
 
 KEYS_JS = """
@@ -36,14 +39,23 @@ KEYS_JS = """
   const typing = (element) => element && (element.isContentEditable
     || ["INPUT", "TEXTAREA", "SELECT"].includes(element.tagName)
     || ["slider", "combobox", "listbox", "textbox", "option"].includes(element.getAttribute("role")));
+  const onSlider = (element) => element && element.getAttribute && element.getAttribute("role") === "slider";
+  const inPicker = (element) => element && element.closest && element.closest(".st-key-tab");
+  // In the capture phase, before the widget with the focus: a view picked by a click keeps the focus, and its
+  // own arrow keys would move between views, not turns.
   document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.altKey || event.metaKey || event.repeat || typing(document.activeElement)) return;
+    if (!event.isTrusted || event.ctrlKey || event.altKey || event.metaKey || event.repeat) return;
+    const active = document.activeElement;
+    const turnKey = widgets[event.key] === "look_back";
+    // A focused slider moves itself on its own keys; the letters still reach their buttons.
+    if (onSlider(active) ? turnKey : typing(active) && !inPicker(active)) return;
     const widget = widgets[event.key] && document.querySelector(`.st-key-${widgets[event.key]}`);
     const slider = widget && widget.querySelector('input[type="range"]');
     const button = widget && widget.querySelector('button[data-testid^="stBaseButton"]');
     if (slider) {
       // The look-back keys move the slider as its own keys do: the same key, given to its thumb.
       event.preventDefault();
+      event.stopPropagation();
       for (const type of ["keydown", "keyup"]) {
         slider.dispatchEvent(new KeyboardEvent(type, {key: event.key, code: event.code, bubbles: true}));
       }
@@ -51,7 +63,7 @@ KEYS_JS = """
       event.preventDefault();
       button.click();
     }
-  });
+  }, true);
 })();
 </script>
 """.replace("__KEYS__", json.dumps(KEYS))

@@ -24,7 +24,7 @@ from typing import Any
 
 from agent.untrusted import UntrustedInputError, parse_json
 
-MODELS = {"script": "Fake", "toy": "Toy", "real": "Real"}  # the URL's word -> the page's Model switch value
+MODELS = {"script": "Script", "toy": "Toy", "real": "Real"}  # the URL's word -> the page's Model switch value
 VIEWS = {"run": "Run", "loop": "The loop", "messages": "Messages", "export": "Export"}
 MAX_ACTIONS = 400
 MAX_QUERY_CHARS = 60_000  # a browser keeps far longer URLs; a link this long is not one a lesson would hold
@@ -47,10 +47,10 @@ SETTINGS = {"tools": list, "max_turns": int, "max_tokens": int, "system": str, "
 class Link:
     """One screen of the sandbox, as a link holds it."""
 
-    model: str = "Fake"
-    """The Model switch: `Fake` (a script), `Toy` or `Real`."""
+    model: str = "Script"
+    """The Model switch: `Script`, `Toy` or `Real`."""
     script: str | None = None
-    """The built-in script's name, for `Fake`."""
+    """The built-in script's name, for `Script`."""
     task: str | None = None
     """The task, when it is not the script's own (always, for the toy)."""
     settings: dict[str, Any] = field(default_factory=dict)
@@ -68,7 +68,7 @@ class Link:
 def to_query(link: Link) -> dict[str, str]:
     """The URL query that opens `link`: short words, and only what differs from a fresh page."""
     query = {"model": next(word for word, value in MODELS.items() if value == link.model)}
-    if link.script and link.model == "Fake":
+    if link.script and link.model == "Script":
         query["script"] = link.script
     if link.task is not None:
         query["task"] = link.task

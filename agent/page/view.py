@@ -232,18 +232,26 @@ def run_usage_line(state: RunState, model_name: str = "") -> str | None:
     return f"In total, over the {reported} of {replies} replies that reported usage: {line}{cost}"
 
 
-def recorded_about(state: RunState, model_words: str) -> str:
-    """What a script recorded from a run says about where it came from; `model_words` names the model.
+def recorded_about(state: RunState, model_words: str, entries: int, edited: int = 0) -> str:
+    """What a script recorded from a run says about where it came from, from the run's own records.
 
-    Replies written by hand (Be the model, or an edit at a fork) are said to be: they are not the model's.
+    `model_words` names the run's model, `entries` is how many entries the script holds (replies and errors),
+    `edited` how many of the run's turns were edited at a fork. Replies written by hand are said to be.
     """
     replies = [r.reply for r in state.records if r.reply is not None]
-    by_hand = sum(map(written_by_hand, replies))
-    source = "a run written by hand (Be the model)" if replies and by_hand == len(replies) else \
-        f"a run of {model_words}" + (f", {by_hand} of its replies written by hand" if by_hand else "")
-    ending = "it finished" if state.done else f"it stopped after turn {state.turn}"
-    return (f"Recorded on the page from {source}: {len(replies)} repl{'ies' if len(replies) != 1 else 'y'}, "
-            f"and {ending}.")
+    by_hand = sum(map(written_by_hand, replies)) - edited
+    source = f"a run of {model_words}"
+    if replies and by_hand == len(replies):
+        source, by_hand = "a run written by hand (Be the model)", 0
+    if edited:
+        source += f", {edited} turn{'s' if edited != 1 else ''} edited at a fork"
+    if by_hand > 0:
+        source += f", {by_hand} repl{'ies' if by_hand != 1 else 'y'} written by hand (Be the model)"
+    said = outcome(state)
+    ending = {"answer": "it answered", "limit": "it stopped at the turn limit",
+              "bad_request": "it ended in a bad request", "stopped": "it stopped"}.get(
+        said.kind if said else "", f"it stopped after turn {state.turn}")
+    return f"Recorded on the page from {source}: {entries} entr{'ies' if entries != 1 else 'y'}, and {ending}."
 
 
 def request_sent(state: RunState, record: TurnRecord, model_name: str) -> dict[str, Any]:

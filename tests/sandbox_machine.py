@@ -1,0 +1,217 @@
+"""A learner on the Sandbox itself, as a Hypothesis state machine: no Streamlit, so a run affords thousands of
+actions. The rules are the learner's actions (the Sandbox's methods, as the page's widgets call them); the
+invariants are what the screen, computed from the Sandbox, must always say.
+
+`tests/test_sandbox_machine.py` runs it bounded; `bench/sandbox_actions.py` runs it long and prints what it
+tried. `tests/learner_machine.py` is the thin layer above it, through the real page.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from agent.loop import RunState, console_lines, step
+from agent.models.fake import FakeModel
+from agent.page import view
+from agent.page.sandbox import VIEWS, ModelKind, Sandbox
+from agent.real import record_script
+from agent.scripts import ScriptError, builtin_names
+
+SCRIPTS = builtin_names()
+BUILTIN = view.builtin_scripts()
+TASKS = ["What is 2 + 3?", "What is 10 - 3 + 2?", "How many words are in notes.txt?", "Shout hello", ""]
+FAULTS = ["overloaded", "timeout", "tool_raises", "cut_off", "refusal"]
+TEXTS = ["hello brave new world", "", "é ünïcode ✓"]
+
+
+def screen(box: Sandbox) -> tuple:
+    """What the page shows, as the views read it from the Sandbox."""
+    run = box.run
+    return (box.model.value, box.script if box.model == ModelKind.SCRIPT else None, box.branch_name,
+            tuple(box.tree.branches), view.run_summary(run),
+            tuple(console_lines(run, returned=False, readable=True)), box.turn_shown,
+            json.dumps([run.messages, [(r.turn, r.branch, r.error) for r in run.records], run.result]),
+            json.dumps(box.settings.of_run()), tuple(map(tuple, box.log)))
+
+
+class LearnerOnTheSandbox(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.box = Sandbox(BUILTIN)
+        self.acted_on = self.box.branch_name
+        self.tally: Counter[str] = Counter()
+
+    def did(self, name: str) -> None:
+        self.tally[name] += 1
+        self.acted_on = self.box.branch_name
+
+    # ------------------------------------------------------------------ the learner's actions
+
+    @precondition(lambda self: self.box.model == ModelKind.SCRIPT)  # the picker is drawn for the Script model only
+    @rule(name=st.sampled_from(SCRIPTS))
+    def pick_script(self, name: str) -> None:
+        self.box.pick_script(name)
+        self.did("pick script")
+
+    @rule(kind=st.sampled_from([ModelKind.SCRIPT, ModelKind.TOY]))
+    def pick_model(self, kind: str) -> None:
+        self.box.pick_model(kind)
+        self.did("pick model")
+
+    @rule(task=st.sampled_from(TASKS), start=st.booleans())
+    def set_task(self, task: str, start: bool) -> None:
+        self.box.set_task(task, start)
+        self.did("set task")
+
+    @rule(name=st.sampled_from(["max_turns", "max_tokens", "threads", "tools"]), data=st.data())
+    def change_setting(self, name: str, data) -> None:
+        value = {"max_turns": st.integers(1, 8), "max_tokens": st.sampled_from([5, 64, 1024]),
+                 "threads": st.booleans(), "tools": st.sampled_from([["add"], ["add", "word_count", "read_file",
+                                                                                 "list_files", "upper"]])}[name]
+        self.box.change_setting(name, data.draw(value))
+        self.did("change a setting")
+
+    @rule(to_the_end=st.booleans())
+    def step(self, to_the_end: bool) -> None:
+        self.box.step(to_the_end=to_the_end)
+        self.did("run to end" if to_the_end else "step")
+
+    @rule()
+    def reset(self) -> None:
+        self.box.reset()
+        self.did("reset")
+
+    @rule(data=st.data())
+    def look_back(self, data) -> None:
+        self.box.look_at(data.draw(st.integers(0, self.box.run.turn)))
+        self.did("look back")
+
+    @rule(name=st.sampled_from(VIEWS))
+    def pick_view(self, name: str) -> None:
+        self.box.pick_view(name)
+        self.did("pick a view")
+
+    @rule(data=st.data())
+    def fork(self, data) -> None:
+        before = set(self.box.tree.branches)
+        self.box.fork(data.draw(st.integers(0, self.box.run.turn)))
+        assert set(self.box.tree.branches) > before, "a fork adds a branch"
+        self.did("fork")
+
+    @precondition(lambda self: len(self.box.tree.branches) > 1)
+    @rule(data=st.data())
+    def pick_branch(self, data) -> None:
+        self.box.pick_branch(data.draw(st.sampled_from(list(self.box.tree.branches))))
+        self.did("pick a branch")
+
+    @rule(text=st.sampled_from(TEXTS), stop=st.sampled_from(["end_turn", "tool_use", "max_tokens"]))
+    def edit_reply(self, text: str, stop: str) -> None:
+        branch = self.box.tree.branch
+        record = view.record_of_turn(branch.state, branch.fork_turn) if branch.parent else None
+        blocks = [b for b in ((record.reply or {}).get("content") or []) if b.get("type") != "text"] if record \
+            else []
+        self.box.edit_reply(stop, [{"type": "text", "text": text}, *blocks])
+        self.did("edit a reply")
+
+    @rule(content=st.sampled_from(["7", "", "broken"]), is_error=st.booleans())
+    def edit_result(self, content: str, is_error: bool) -> None:
+        self.box.edit_result(0, content, is_error)
+        self.did("edit a result")
+
+    @rule(kind=st.sampled_from(FAULTS))
+    def inject_fault(self, kind: str) -> None:
+        self.box.inject_fault(kind, "")
+        self.did("inject a fault")
+
+    @rule(text=st.sampled_from(TEXTS), call=st.booleans())
+    def hand(self, text: str, call: bool) -> None:
+        blocks = [{"type": "text", "text": text}] if text else []
+        if call:
+            blocks.append({"type": "tool_use", "name": "add", "input": {"a": 1, "b": 2}})
+        self.box.hand("tool_use" if call else "end_turn", blocks)
+        self.did("write a reply by hand")
+
+    @rule()
+    def save_and_load_the_tree(self) -> None:
+        before = screen(self.box)
+        self.box.load_tree(self.box.tree.to_json().encode())
+        after = screen(self.box)
+        assert after[2:6] + after[7:8] == before[2:6] + before[7:8], "a tree loaded back is the tree saved"
+        self.did("load a tree")
+
+    @precondition(lambda self: bool(self.box.undo_stack))
+    @rule()
+    def undo_then_redo(self) -> None:
+        before = screen(self.box)
+        self.box.undo()
+        self.box.redo()
+        assert screen(self.box) == before, "undo then redo returns the same screen"
+        self.did("undo then redo")
+
+    @precondition(lambda self: bool(self.box.undo_stack))
+    @rule()
+    def undo(self) -> None:
+        self.box.undo()
+        self.did("undo")
+
+    @rule()
+    def open_the_link(self) -> None:
+        if self.box.from_file or self.box.script not in BUILTIN or len(self.box.log) > 40:
+            return  # a tree loaded from a file is not in the link's actions (the copy link dialog says so)
+        again = Sandbox(BUILTIN)
+        problems = again.open_link(self.box.link())
+        assert problems == [], problems
+        assert screen(again)[:9] == screen(self.box)[:9], "a link opens the screen it was made on"
+        self.did("open the link")
+
+    # ------------------------------------------------------------------ what must always hold
+
+    @invariant()
+    def the_run_on_screen_is_the_branch_acted_on(self) -> None:
+        assert self.box.run is self.box.tree.branch.state
+        assert self.box.branch_name == self.acted_on
+
+    @invariant()
+    def every_count_agrees(self) -> None:
+        run = self.box.run
+        summary = view.run_summary(run)
+        assert summary.startswith(f"turn {run.turn} of {run.max_turns} · {len(run.messages)} message")
+        calls = sum(len(r.tool_runs) for r in run.records)
+        assert f"{calls} tool call" in summary
+        assert 0 <= self.box.turn_shown <= run.turn
+        counted = [r for r in run.records if r.counted]
+        assert [r.turn for r in counted] == list(range(1, len(counted) + 1))
+        for record in counted:
+            sent = view.sent_by_turn(run, record)
+            assert sent.messages == record.messages_sent
+            if record.thread is None or record.thread.get("type") == "create":
+                assert sent.messages == record.sent  # the whole array went
+
+    @invariant()
+    def no_fault_is_credited_that_did_not_happen(self) -> None:
+        for index, mark in self.box.tree.branch.marks.items():
+            record = self.box.run.records[index]
+            if mark.kind == "injected" and mark.fault in ("cut_off", "refusal"):
+                assert record.reply is not None, "a changed reply needs a reply"
+            if mark.kind == "injected" and mark.fault == "tool_raises":
+                assert record.tool_runs, "a broken tool needs a call"
+
+    @invariant()
+    def the_exported_script_replays_to_the_console(self) -> None:
+        run = self.box.run
+        if run.threads or any(m.kind == "injected" for m in self.box.tree.branch.marks.values()):
+            return  # an injected fault is not in a script; over threads the replay's sizes differ
+        try:
+            script = record_script(run)
+        except ScriptError:
+            return
+        again = RunState(script.task, system=script.system, tool_names=script.tools, max_turns=script.max_turns,
+                         max_tokens=run.max_tokens)
+        model = FakeModel(script)
+        while not again.done and len(again.records) < len(run.records):
+            step(again, model)
+        assert [r.branch for r in again.records] == [r.branch for r in run.records]

@@ -1,0 +1,199 @@
+"""The Sandbox, the page's one state: each learner action as a method, undo and redo, and what the page says.
+
+These drive `agent.page.sandbox.Sandbox` directly (no Streamlit): the sequences learners clicked that lost
+work or said false things, each held to what must be true.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent.page import view
+from agent.page.branches_view import branch_caption
+from agent.page.sandbox import ModelKind, Sandbox
+
+
+@pytest.fixture
+def box() -> Sandbox:
+    return Sandbox(view.builtin_scripts())
+
+
+def screen(box: Sandbox) -> tuple:
+    """What the page shows of the run: the branch, the status line, the console, the turn and the settings."""
+    from agent.loop import console_lines
+
+    return (box.branch_name, list(box.tree.branches), view.run_summary(box.run), console_lines(box.run),
+            box.turn_shown, box.settings.of_run(), box.model.value, box.script)
+
+
+def test_picking_main_keeps_every_branch_when_main_has_no_turn_yet(box):
+    # 0a: fork after turn 0, step the branch, change a setting, pick main: branch 1 must still be there.
+    box.fork(0)
+    box.step()
+    box.change_setting("max_turns", 7)
+    box.pick_branch("main")
+    assert list(box.tree.branches) == ["main", "branch 1"]
+    assert box.tree.branches["branch 1"].state.turn == 1
+    assert box.branch_name == "main" and box.run.turn == 0
+
+
+def test_a_fault_that_met_no_reply_is_not_credited(box):
+    # 0b: the script's own 529 is the script's; "the tool raises" had nothing to act on.
+    box.pick_script("overloaded_529")
+    box.step()
+    notice = box.inject_fault("tool_raises", "add")
+    record = box.run.records[-1]
+    assert record.branch == "model_error"
+    assert box.tree.branch.mark_of(record) is None
+    assert notice is not None and "not applied" in notice.text and "called no tool" not in notice.text
+    box.undo()
+    box.inject_fault("refusal")
+    assert box.tree.branch.mark_of(box.run.records[-1]) is None
+
+
+def test_a_fault_that_happened_is_marked(box):
+    box.inject_fault("tool_raises", "add")
+    record = box.run.records[-1]
+    assert record.tool_runs and record.tool_runs[0].is_error
+    assert box.tree.branch.mark_of(record).kind == "injected"
+
+
+@pytest.mark.parametrize("drop", ["reset", "model", "script", "example"])
+def test_an_action_that_drops_work_says_so_and_undo_brings_it_back(box, drop):
+    box.step()
+    box.fork(1)
+    box.step()
+    before = screen(box)
+    if drop == "reset":
+        said = box.reset()
+    elif drop == "model":
+        said = box.pick_model("Toy")
+    elif drop == "script":
+        said = box.pick_script("runaway")
+    else:
+        box.pick_model("Toy")
+        box.undo()
+        said = box.set_task("What is 2 + 3?", start=True)
+    assert said is not None and "1 branch" in said.text and "Undo brings it back" in said.text
+    assert box.run.turn == 0 and list(box.tree.branches) == ["main"]
+    box.undo()
+    assert screen(box) == before
+    box.redo()
+    assert box.run.turn == 0 and list(box.tree.branches) == ["main"]
+
+
+def test_undo_then_redo_returns_the_same_screen_at_each_step(box):
+    shown = [screen(box)]
+    for action in (box.step, lambda: box.fork(1), lambda: box.inject_fault("refusal"),
+                   lambda: box.pick_branch("main"), lambda: box.change_setting("max_turns", 3), box.step):
+        action()
+        shown.append(screen(box))
+    for expected in reversed(shown[:-1]):
+        box.undo()
+        assert screen(box) == expected
+    assert box.undo().text == "Nothing to undo."
+    for expected in shown[1:]:
+        box.redo()
+        assert screen(box) == expected
+
+
+def test_an_action_after_undo_starts_a_new_future(box):
+    box.step()
+    box.undo()
+    box.fork(0)
+    assert box.redo().text == "Nothing to redo."
+
+
+def test_a_refused_action_leaves_nothing_to_undo(box):
+    assert box.fork(5) is not None
+    assert box.pick_branch("nope") is not None
+    assert box.undo_stack == []
+
+
+def test_an_apply_that_changes_nothing_is_not_recorded_as_an_edit(box):
+    box.step()
+    box.fork(1)
+    said = box.edit_reply("tool_use", box.run.messages[1]["content"])
+    assert said is not None and "nothing to apply" in said.text
+    assert not box.tree.branch.marks
+    assert branch_caption(box.tree, "branch 1").startswith("branch 1: from main after turn 1 ·")
+
+
+def test_a_branch_with_an_edited_fork_turn_is_named_by_the_turn_it_was_forked_after(box):
+    box.step()
+    box.fork(1)
+    blocks = [dict(b, text="Let me add them up.") if b["type"] == "text" else b for b in box.run.messages[1]["content"]]
+    if not any(b["type"] == "text" for b in blocks):
+        blocks.insert(0, {"type": "text", "text": "Let me add them up."})
+    assert box.edit_reply("tool_use", blocks) is None
+    assert "after turn 1, turn 1 edited" in branch_caption(box.tree, "branch 1")
+
+
+def test_an_edit_over_threads_goes_out_whole_under_a_new_thread(box):
+    box.change_setting("threads", True)
+    box.step()
+    box.fork(1)
+    blocks = [{"type": "text", "text": ""} if b["type"] == "text" else b for b in box.run.messages[1]["content"]]
+    if not any(b["type"] == "text" for b in blocks):
+        blocks.insert(0, {"type": "text", "text": ""})
+    box.edit_reply("tool_use", blocks)
+    box.step()
+    record = box.run.records[-1]
+    # The whole array is sent and checked: the empty text block is refused in the API's words.
+    assert record.thread == {"type": "create"} and record.sent_from == 0
+    assert record.thread_lost and "edited" in record.thread_lost
+    assert record.branch == "bad_request" and "text content blocks must be non-empty" in record.error
+    sent = view.sent_by_turn(box.run, record)
+    assert "The server holds the rest" not in (view.thread_note(sent) or "")
+
+
+def test_a_good_edit_over_threads_makes_a_new_thread_and_the_next_turn_continues_it(box):
+    box.change_setting("threads", True)
+    box.step()
+    box.fork(1)
+    blocks = [{"type": "text", "text": "Adding."}] + [b for b in box.run.messages[1]["content"] if b["type"] != "text"]
+    assert box.edit_reply("tool_use", blocks) is None
+    box.step()
+    assert box.run.records[-1].thread == {"type": "create"}
+    assert box.run.new_thread is None
+
+
+def test_a_run_tree_downloaded_as_json_loads_back(box):
+    box.step()
+    box.fork(1)
+    box.inject_fault("refusal")
+    saved = box.tree.to_json()
+    shown = screen(box)
+    other = Sandbox(view.builtin_scripts())
+    assert other.load_tree(saved.encode()).kind == "info"
+    assert screen(other)[:5] == shown[:5]
+    other.pick_branch("main")
+    other.step()  # main goes on with the script from where its records say it had got
+    assert other.run.result == "2 + 3 is 5."
+
+
+@pytest.mark.parametrize("data", [b"not json", b"[]", b'{"branches": 3}', json.dumps({"branches": [{}]}).encode(),
+                                  b'{"current": "x", "branches": []}'])
+def test_a_bad_run_tree_is_refused_in_words_and_loses_nothing(box, data):
+    box.step()
+    before = screen(box)
+    said = box.load_tree(data)
+    assert said.kind == "error" and said.text.startswith("The run tree could not be loaded")
+    assert screen(box) == before
+
+
+def test_a_link_replays_through_the_same_actions(box):
+    box.step()
+    box.fork(1)
+    box.inject_fault("cut_off")
+    link = box.link()
+    other = Sandbox(view.builtin_scripts())
+    assert other.open_link(link) == []
+    assert screen(other) == screen(box)
+
+
+def test_the_model_names_are_one_word_each(box):
+    assert [kind.value for kind in ModelKind] == ["Script", "Toy", "Real"]
+    assert box.link().model == "Script"
