@@ -45,8 +45,8 @@ def test_one_checker_over_many_requests_agrees_with_a_fresh_one(requests, mode):
 
 # How a conversation grows, or is changed, between two requests. The first two are what a loop does; a random
 # message is mostly refused; the rest change earlier messages in place. A plain list's cheap proof cannot see an
-# edit that keeps every length (the README says so), so those run only on a run's own watched conversation, and
-# only while it holds nothing unwatched.
+# edit that keeps every length (docs/request-rules.md says so), so those run only on a run's own watched
+# conversation, and only while it holds nothing unwatched.
 GROWTH = ["exchange", "answer", "answer with a call", "random message", "append a block", "pop the last"]
 SAME_LENGTH = ["plain content", "flip a role", "reuse an old id"]
 

@@ -7,7 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+TEST_YOUR_AGENT = Path(__file__).resolve().parent.parent / "docs" / "test-your-agent.md"
 
 SWALLOWING_AGENT = '''
     import anthropic
@@ -71,8 +71,8 @@ def test_a_swallowed_bad_request_fails_the_test_in_the_apis_words(tmp_path):
                 "non-empty content except for the optional final assistant message") in done.stdout
 
 
-def test_the_readmes_examples_pass_as_another_projects_tests(tmp_path):
-    section = README.read_text().split("### Test your own agent against the stand-in")[1].split("\n#")[0]
+def test_the_docs_examples_pass_as_another_projects_tests(tmp_path):
+    section = TEST_YOUR_AGENT.read_text().split("# Test your own agent against the stand-in")[1].split("\n#")[0]
     examples = re.findall(r"```python\n(.*?)```", section, re.S)
     assert len(examples) == 2
     for number, example in enumerate(examples):

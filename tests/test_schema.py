@@ -1,8 +1,8 @@
 """The request body's schema: it is the SDK's, it never crashes, and each case of issue 9 reads in the API's words.
 
-Wording sources (also in the README's rules table): the `Extra inputs`, `Field required` and thinking cases are
-quoted from public reports in issue 9; `Input tag ... expected tags: ...` is pydantic's discriminated-union message
-as the API (and Bedrock's copy of it) sends it; the version rules follow the migration guide to 2026-10-21.
+Wording sources (also in docs/request-rules.md's rules table): the `Extra inputs`, `Field required` and thinking
+cases are quoted from public reports in issue 9; `Input tag ... expected tags: ...` is pydantic's discriminated-union
+message as the API (and Bedrock's copy of it) sends it; the version rules follow the migration guide to 2026-10-21.
 """
 
 import json

@@ -163,8 +163,8 @@ def test_after_any_such_edit_the_warm_checker_agrees_with_a_fresh_one(edit, wher
     assert checker.check(messages) == check_messages(messages, mode)
 
 
-# Edits that keep every length, to dicts the loop built itself: a plain list's cheap proof cannot see them (the README
-# says so); a run's own watched conversation counts them.
+# Edits that keep every length, to dicts the loop built itself: a plain list's cheap proof cannot see them
+# (docs/request-rules.md says so); a run's own watched conversation counts them.
 SAME_LENGTH_EDITS = {
     "a result's id": lambda m, i: [b.__setitem__("tool_use_id", "toolu_other") for b in m[i]["content"]
                                    if isinstance(b, dict) and b.get("type") == "tool_result"],

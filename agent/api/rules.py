@@ -1,8 +1,8 @@
 """The rules of one message, and between an assistant turn and the user turn after it, in the API's words.
 
 `agent.api.requests` walks a request through these; `agent.api.schema` has already said
-what is wrong with a field's type or presence. Wording sources: the README's
-rules table.
+what is wrong with a field's type or presence. Wording sources: the rules table
+in docs/request-rules.md.
 """
 
 from __future__ import annotations
