@@ -43,6 +43,8 @@ def main() -> None:
     for name, count in tally.most_common():
         print(f"  {count:>6,} {name}")
     print("found: nothing" if found is None else f"found: {found}")
+    for note in getattr(found, "__notes__", []):
+        print(note)
     sys.exit(found is not None)
 
 
