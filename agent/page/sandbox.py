@@ -8,13 +8,16 @@ returns a `Notice` (what the page should say about it) or None. The page's
 buttons, its keys, a link's replay and undo all go through these methods, so
 a replayed action is the click itself.
 
-Undo and redo: before each action that changes the work, the Sandbox keeps a
-snapshot of it (pickled; the scripts themselves are shared, not copied), so
-nothing an action drops is out of reach.
+Undo and redo: before each action that changes the work, the Sandbox keeps
+what brings it back: for a run a script or the toy played, its settings and
+the actions since it started (replayed, as a link is); for a real model's run
+or a tree loaded from a file, the whole work pickled. Nothing an action drops
+is out of reach.
 """
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import pickle
@@ -133,8 +136,9 @@ class Sandbox:
     """The real model's SDK client and the settings it was made with (never in a snapshot: it holds the key)."""
     written_query: dict[str, str] | None = None
     """The URL query the page last wrote (a write is a message to the browser: only when it changes)."""
-    undo_stack: list[bytes] = field(default_factory=list, repr=False)
-    redo_stack: list[bytes] = field(default_factory=list, repr=False)
+    undo_stack: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    redo_stack: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    _replaying: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.tree is None:
@@ -195,6 +199,38 @@ class Sandbox:
 
     # ------------------------------------------------------------ undo, redo
 
+    def _mark(self) -> dict[str, Any]:
+        """What Undo needs to come back here: cheap for a run a script or the toy can replay (its settings and
+        the actions since it started), the whole work pickled for one it cannot (a real model's, a loaded tree)."""
+        if self.run_model == ModelKind.REAL or self.from_file:
+            return {"pickled": self._snapshot()}
+        assert self.tree is not None
+        return {"controls": copy.deepcopy(self.settings), "model": self.model, "script": self.script,
+                "run_model": self.run_model, "run": settings_of(self.tree.branches[MAIN].state),
+                "log": json.loads(json.dumps(self.log)), "looked_at": self.looked_at}
+
+    def _back_to(self, mark: dict[str, Any]) -> None:
+        if "pickled" in mark:
+            self._restore(mark["pickled"])
+            return
+        run = mark["run"]
+        self.model, self.script = mark["run_model"], mark["script"]
+        self.settings = Settings(run["task"], run["system"], run["tool_names"], run["max_turns"], run["max_tokens"],
+                                 run["threads"])
+        self._start_run()
+        self._replaying = True
+        try:
+            problem = self.replay(mark["log"])
+        finally:
+            self._replaying = False
+        assert problem is None, problem  # a run a script or the toy played replays to the same place
+        self.model, self.settings, self.looked_at = mark["model"], mark["controls"], mark["looked_at"]
+
+    def _fingerprint(self) -> tuple:
+        assert self.tree is not None
+        return (len(self.log), self.log[-1:], json.dumps(self.settings.of_run()), self.model, self.script,
+                self.run_model, id(self.tree), self.tree.current, len(self.tree.branches), self.from_file)
+
     def _snapshot(self) -> bytes:
         shared = {id(script): script for script in self.scripts.values()}
         buffer = io.BytesIO()
@@ -212,9 +248,11 @@ class Sandbox:
 
     def _undoable(self, action: Callable[[], Notice | None]) -> Notice | None:
         """Take `action`, keeping what was before it for Undo; an action that changed nothing keeps nothing."""
-        before = self._snapshot()
+        if self._replaying:
+            return action()
+        before, seen = self._mark(), self._fingerprint()
         notice = action()
-        if self._snapshot() != before:
+        if self._fingerprint() != seen:
             self.undo_stack = [*self.undo_stack[-(MAX_UNDO - 1):], before]
             self.redo_stack = []
         return notice
@@ -222,15 +260,15 @@ class Sandbox:
     def undo(self) -> Notice | None:
         if not self.undo_stack:
             return Notice("info", "Nothing to undo.")
-        self.redo_stack.append(self._snapshot())
-        self._restore(self.undo_stack.pop())
+        self.redo_stack.append(self._mark())
+        self._back_to(self.undo_stack.pop())
         return None
 
     def redo(self) -> Notice | None:
         if not self.redo_stack:
             return Notice("info", "Nothing to redo.")
-        self.undo_stack.append(self._snapshot())
-        self._restore(self.redo_stack.pop())
+        self.undo_stack.append(self._mark())
+        self._back_to(self.redo_stack.pop())
         return None
 
     # ------------------------------------------------------------ runs
