@@ -154,7 +154,8 @@ def test_a_flood_into_the_protocol_is_a_crash_not_a_hang():
 def test_a_loop_that_branches_on_tool_calls_is_told_where_it_decided_to_go_on_in_plain_words():
     [result] = check_one(BRANCH_ON_CALLS, "cut_off_reply")
     assert result.verdict == "too_many_requests" and result.mistake == "ran_stopped_call"
-    assert result.summary.startswith("your loop asked for another reply after the model had finished")
+    assert result.summary.startswith("your loop asked for another reply after the model's reply was cut off at "
+                                     "max_tokens")
     assert BRANCH_ON_CALLS.splitlines()[result.line - 1].strip() == "if not calls:"
     assert result.line_note == "here your loop decided to ask again"
     shown = json.dumps(result.__dict__, default=lambda o: o.__dict__) + "\n".join(format_check_lines(result))
@@ -300,8 +301,8 @@ def test_hostile_code_sees_no_host_file_no_environment_no_network(isolation, tmp
 
 def test_a_loop_that_asks_again_after_the_end_says_how_many_requests_the_reference_sent():
     [cut_off] = check_one(with_bug((STOP_CHECK, "")), "cut_off_reply")
-    assert cut_off.summary == ("your loop asked for another reply after the model had finished (request 2; the "
-                               "reference loop sent 1 request)")
+    assert cut_off.summary == ("your loop asked for another reply after the model's reply was cut off at "
+                               "max_tokens (request 2; the reference loop sent 1 request)")
     source = with_bug((TURNS, "    turn = 0\n    while True:\n        turn += 1\n"))
     [endless] = check_one(source, "runaway")  # every reply called a tool: the model never finished
     assert endless.summary == ("your loop went on past the turn limit: max_turns is 40, yet it sent request 41, "

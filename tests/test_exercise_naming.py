@@ -109,9 +109,31 @@ def test_a_conversation_that_never_grows_is_named_with_the_request_that_shows_it
     [result] = named("nogrow_task_alone", "three_tool_chain")
     assert (result.verdict, result.mistake) == ("output", "conversation_not_kept")
     assert result.actual[-1] == "messages sent each turn: 1, 1, 1, 1"
-    [result] = named("nogrow_latest_exchange_only", "three_tool_chain")
-    assert (result.verdict, result.mistake) == ("output", "conversation_not_kept")
-    assert result.actual[-1] == "messages sent each turn: 1, 3, 3, 3"
+
+
+def test_a_window_of_the_latest_messages_is_told_it_dropped_older_ones_not_that_it_never_sent_its_calls():
+    # The task and the latest exchange, or the task and the last four messages: the model did see its latest
+    # call and its results, so "never saw its own calls" would be false.
+    [latest] = named("nogrow_latest_exchange_only", "three_tool_chain")
+    [window] = named("old_messages_dropped_window", "three_tool_chain")
+    assert latest.actual[-1] == "messages sent each turn: 1, 3, 3, 3"
+    assert window.actual[-1] == "messages sent each turn: 1, 3, 5, 5"
+    for result in (latest, window):
+        assert (result.verdict, result.mistake) == ("output", "old_messages_dropped")
+        assert result.mistake_text.startswith("Older messages were dropped from the conversation")
+    # A window that lets the task go too is told that the task went (the API refuses the request for it).
+    [suffix] = named("dropped_task_window", "three_tool_chain")
+    assert (suffix.verdict, suffix.mistake) == ("bad_request", "dropped_task")
+
+
+def test_a_loop_that_raises_on_a_stop_reason_it_does_not_know_is_told_to_return_the_stop_message():
+    # The lesson: any stop reason other than end_turn and tool_use, even one added later, means stopped: <reason>.
+    results = {r.script: r for r in name_loop(BY_NAME["wrong_stop_message_raises_unknown"]).check.scripts}
+    [failed] = [r for r in results.values() if not r.passed]
+    assert (failed.script, failed.verdict, failed.mistake) == ("unknown_stop_reason", "exception", "wrong_stop_message")
+    assert failed.summary.startswith("ValueError: unknown stop_reason: budget_exhausted at line ")
+    assert failed.expected[0] == "result: stopped: budget_exhausted"
+    assert "not an error raised" in failed.mistake_text
 
 
 def test_a_tool_input_stringified_in_place_is_named_and_marked():

@@ -8,6 +8,7 @@ from dataclasses import replace
 from agent.api.requests import check_messages
 from agent.exercise.judge import Observation
 from agent.exercise.learner_source import decision_line, own_turn_limit
+from agent.exercise.mistake_words import MISTAKES
 from agent.exercise.mistakes import (
     bad_request_mistake,
     exception_mistake,
@@ -143,6 +144,37 @@ def test_a_request_no_longer_after_the_calls_ran_is_named_conversation_not_kept(
     seen = Observation(script="add_then_answer", requests=[[TASK], [TASK]], stop_reasons=["tool_use"],
                        tool_call_replies=[1])
     assert history_mistake(seen, TASK["content"], replies=[CALL]) == ("conversation_not_kept", 0, 2)
+
+
+def exchange(number):
+    """The model's tool call of one turn and its result, as a loop appends them."""
+    call_id = f"toolu_0{number}"
+    return [{"role": "assistant", "content": [{"type": "tool_use", "id": call_id, "name": "add",
+                                               "input": {"a": number, "b": 1}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": str(number + 1)}]}]
+
+
+def test_a_request_that_keeps_the_task_and_the_latest_exchange_but_drops_older_ones_is_old_messages_dropped():
+    ran = {"stop_reasons": ["tool_use"] * 3, "tool_call_replies": [1, 2, 3]}
+    latest_only = Observation(script="three_tool_chain", requests=[[TASK], [TASK] + exchange(1),
+                                                                   [TASK] + exchange(2)], **ran)
+    assert history_mistake(latest_only, TASK["content"], []) == ("old_messages_dropped", 1, 3)
+    # A window of the last four messages after the task: the first exchange goes once the third comes.
+    window = Observation(script="three_tool_chain", requests=[
+        [TASK], [TASK] + exchange(1), [TASK] + exchange(1) + exchange(2), [TASK] + exchange(2) + exchange(3)], **ran)
+    assert history_mistake(window, TASK["content"], []) == ("old_messages_dropped", 1, 4)
+    assert "left out messages the request before it had sent" in MISTAKES["old_messages_dropped"]
+    # Neither the latest call nor its result: the conversation was not kept, and its words say the model never
+    # saw what its latest calls returned.
+    first_only = Observation(script="three_tool_chain", requests=[
+        [TASK], [TASK] + exchange(1), [TASK] + exchange(1)], **ran)
+    assert history_mistake(first_only, TASK["content"], []) == ("conversation_not_kept", 2, 3)
+    assert "never saw what its latest calls returned" in MISTAKES["conversation_not_kept"]
+    # The latest call sent without its result is no window: the API refuses it for that, and no rule of the
+    # history names it.
+    unanswered = Observation(script="three_tool_chain", requests=[
+        [TASK], [TASK] + exchange(1), [TASK] + exchange(2)[:1] + [{"role": "user", "content": "go on"}]], **ran)
+    assert history_mistake(unanswered, TASK["content"], []) is None
 
 
 def test_a_blank_message_is_marked_and_a_message_with_words_is_not():
@@ -290,6 +322,13 @@ def test_results_behind_other_words_are_named_results_not_first():
                                          {"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}
     reason = check_messages([TASK, CALL, after])[0]
     assert bad_request_mistake(reason, [TASK, CALL, after], 2, ["tool_use"], 2) == ("results_not_first", 2)
+    # Words after the results are accepted: the rule is that the results come first, and the mistake says so.
+    first = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"},
+                                         {"type": "text", "text": "Here:"}]}
+    assert check_messages([TASK, CALL, first]) == []
+    words = MISTAKES["results_not_first"]
+    assert "must begin with its tool_result blocks" in words and "may only come after them" in words
+    assert "nothing else" not in words
 
 
 def test_results_after_results_are_reply_not_appended_only_with_no_reply_after_them():
@@ -325,6 +364,26 @@ def test_a_result_holding_a_block_of_another_kind_is_not_a_wrapped_result():
     reason = check_messages([TASK, CALL, result])[0]
     assert reason.startswith("messages.2.content.0.tool_result.content.0")
     assert bad_request_mistake(reason, [TASK, CALL, result], 2, ["tool_use"], 2) == (None, 2)
+
+
+def test_an_error_the_loop_raised_on_a_stop_reason_is_a_wrong_stop_message_and_another_error_is_not():
+    task = [{"role": "user", "content": "Add 2 and 2."}]
+    raised = {"type": "ValueError", "message": "unknown stop_reason: budget_exhausted", "line": 14,
+              "code": "    raise ValueError(f\"unknown stop_reason: {reply['stop_reason']}\")"}
+    seen = Observation(script="unknown_stop_reason", requests=[task], stop_reasons=["budget_exhausted"])
+    assert exception_mistake(raised, seen) == "wrong_stop_message"
+    asserted = dict(raised, type="AssertionError", message="", code="assert reply['stop_reason'] in KNOWN")
+    assert exception_mistake(asserted, replace(seen, script="refusal", stop_reasons=["refusal"])) \
+        == "wrong_stop_message"
+    # Not raised by a line of its own (a lookup failed), or after a reply that ended or called a tool: no name.
+    looked_up = dict(raised, type="KeyError", message="'budget_exhausted'", code="handler = HANDLERS[stop]")
+    assert exception_mistake(looked_up, seen) is None
+    assert exception_mistake(raised, replace(seen, stop_reasons=["tool_use"])) is None
+    assert exception_mistake(raised, replace(seen, stop_reasons=["end_turn"])) is None
+    # Raised after a request that got no reply (a refusal caught, say): not what the stop reason made it do.
+    assert exception_mistake(raised, replace(seen, requests=[task, task])) is None
+    words = MISTAKES["wrong_stop_message"]
+    assert "not an error raised" in words and "even one your loop has never heard of" in words
 
 
 def test_reading_the_sdks_attributes_from_a_dict_is_named_reply_is_a_dict_and_other_attribute_errors_are_not():

@@ -47,3 +47,46 @@ def test_a_request_after_the_answer_is_kept_going_only_after_a_reply_that_ended(
     after_answer = Observation(script="add_then_answer", requests=[[TASK], [TASK, {}, {}], [TASK]],
                                stop_reasons=["tool_use", "end_turn"], exhausted=3)
     assert verdict(after_answer)[0].mistake == "kept_going"
+
+
+def test_a_request_after_a_reply_that_did_not_end_the_turn_says_what_that_reply_was_not_that_the_model_finished():
+    def asked_again(name):
+        task = {"role": "user", "content": load_script(name).task}
+        seen = Observation(script=name, requests=[[task], [task, {}, {}]],
+                           stop_reasons=[load_script(name).replies[-1]["stop_reason"]], exhausted=2)
+        return verdict(seen)[0]
+    cut_off = asked_again("cut_off_reply")
+    assert (cut_off.verdict, cut_off.mistake) == ("too_many_requests", "kept_going")
+    assert cut_off.summary == ("your loop asked for another reply after the model's reply was cut off at max_tokens "
+                               "(request 2; the reference loop sent 1 request)")
+    for name, reason in (("refusal", "refusal"), ("pause_turn", "pause_turn"),
+                         ("unknown_stop_reason", "budget_exhausted")):
+        check = asked_again(name)
+        assert check.summary.startswith(f"your loop asked for another reply after a reply that stopped with "
+                                        f"stop_reason {reason} (request 2;")
+        assert "finished" not in check.summary
+    task = {"role": "user", "content": load_script("add_then_answer").task}
+    ended = Observation(script="add_then_answer", requests=[[task], [task, {}, {}], [task, {}, {}, {}, {}]],
+                        stop_reasons=["tool_use", "end_turn"], tool_call_replies=[1], exhausted=3)
+    assert verdict(ended)[0].summary.startswith("your loop asked for another reply after the model had finished")
+
+
+def test_requests_past_the_turn_limit_are_told_apart_from_the_request_the_script_had_no_reply_for():
+    script = load_script("short_leash")  # max_turns 3, five tool_use replies
+    task = {"role": "user", "content": script.task}
+    requests = [[task] + [{}] * (2 * turn) for turn in range(6)]
+    seen = Observation(script="short_leash", requests=requests, stop_reasons=["tool_use"] * 5,
+                       tool_calls=["tool_use"] * 5, tool_call_replies=[1, 2, 3, 4, 5], exhausted=6)
+    check, _ = verdict(seen)
+    assert (check.verdict, check.mistake) == ("too_many_requests", "no_turn_limit")
+    assert check.summary == ("your loop went on past the turn limit: max_turns is 3, yet it sent requests 4 and 5, "
+                             "which the script still had replies for, then request 6, when the script had no reply "
+                             "left; the model never finished (every reply called a tool), and the reference loop "
+                             "stopped after 3 requests")
+    one_more = Observation(script="short_leash", requests=requests[:5], stop_reasons=["tool_use"] * 4,
+                           tool_calls=["tool_use"] * 4, tool_call_replies=[1, 2, 3, 4], exhausted=5)
+    assert "yet it sent request 4, which the script still had a reply for, then request 5, when" in \
+        verdict(one_more)[0].summary
+    caught = Observation(script="short_leash", requests=requests + [requests[-1]] * 2, stop_reasons=["tool_use"] * 5,
+                         tool_calls=["tool_use"] * 5, tool_call_replies=[1, 2, 3, 4, 5], exhausted=6)
+    assert "then request 6, when the script had no reply left (and 2 more after it);" in verdict(caught)[0].summary

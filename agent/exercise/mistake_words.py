@@ -17,8 +17,9 @@ MISTAKES: dict[str, str] = {
         "A tool call went unanswered. Run every tool_use block of the reply, not just the first, and send all "
         "the results in the next message."),
     "results_not_first": (
-        "The tool results are not at the start of the user message. The message after a tool call begins with "
-        "its tool_result blocks (here it should hold nothing else)."),
+        "The tool results are not at the start of the user message. The message after a tool call must begin "
+        "with its tool_result blocks, one for each call; anything else you add (a text block, say) may only "
+        "come after them."),
     "results_not_appended": (
         "The tool results were not added after the model's tool call. After running the calls, append one user "
         "message with their results before asking again."),
@@ -58,9 +59,10 @@ MISTAKES: dict[str, str] = {
         "At the turn limit the loop returned the wrong message. Return exactly: "
         "stopped: no answer after <max_turns> turns."),
     "wrong_stop_message": (
-        "On a stop reason other than end_turn and tool_use the loop returned the wrong message. Only end_turn "
-        "carries an answer: a pause_turn or max_tokens reply's text is not one. Return exactly: "
-        "stopped: <stop_reason>."),
+        "On a stop reason other than end_turn and tool_use the loop did not return the stop message. Only "
+        "end_turn carries an answer (a pause_turn or max_tokens reply's text is not one), and every other "
+        "reason, even one your loop has never heard of, means the same: run nothing and return exactly "
+        "stopped: <stop_reason> (not other words, and not an error raised)."),
     "not_a_string": "run_agent did not return a string. Return the answer's text, or the stopped: ... message.",
     "kept_state": (
         "Your run_agent remembered something from an earlier call: this run did not start from the task alone. "
@@ -106,9 +108,15 @@ MISTAKES: dict[str, str] = {
         "model is waiting for them: append the results as one user message and go round, asking the model "
         "again; only end_turn (or another stop reason, or the turn limit) ends the loop."),
     "conversation_not_kept": (
-        "The conversation did not grow: a later request carried no more than the one before it, so the model "
-        "never saw its own calls and their results. Keep ONE messages list, made before the loop, append each "
-        "reply and each round of results to it, and send all of it every time."),
+        "The conversation did not grow: after the loop ran the model's calls, the next request carried no more "
+        "messages than the one before it, and not that reply with its results, so the model never saw what its "
+        "latest calls returned. Keep ONE messages list for the whole run, append each reply and each round of "
+        "results to it, and send all of it every time."),
+    "old_messages_dropped": (
+        "Older messages were dropped from the conversation: a later request still carried the task and the "
+        "model's latest call with its results, but left out messages the request before it had sent: the model "
+        "no longer saw those calls of its own and what they returned. The API needs the whole conversation "
+        "every time: keep every message and send all of them, however long the list gets."),
     "tool_input_changed": (
         "A tool call's input was changed before the reply went back: it is no longer the object the model "
         'wrote. Keep json.dumps(block["input"], sort_keys=True) in a variable of its own for the printed line, '

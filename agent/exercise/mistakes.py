@@ -44,8 +44,9 @@ def history_mistake(seen: Observation, task: str, replies: list[dict[str, Any]])
     or a reply an earlier script was given, in the first request (state kept between calls); the task gone from
     a later request that once began with it; two results with one call's id; a tool call sent back with another
     input than the reply gave it (`replies`: the script's); a message already sent that changed since, into a
-    copy of a later one (one object appended twice); a later request no longer than the one before it (the
-    conversation not kept)."""
+    copy of a later one (one object appended twice); a later request no longer than the one before it: still
+    the task and the latest call with its results, older messages left out (old messages dropped), or without
+    that latest call (the conversation not kept)."""
     previous: Any = None
     inputs = _call_inputs(replies)
     for number, messages in enumerate(seen.requests, 1):
@@ -73,9 +74,38 @@ def history_mistake(seen: Observation, task: str, replies: list[dict[str, Any]])
         # It ran the calls of the reply before (so it meant to go round), yet sent no more than last time.
         went_round = seen.stop_reasons[number - 2:number - 1] == ["tool_use"] and number - 1 in seen.tool_call_replies
         if went_round and isinstance(previous, list) and len(messages) <= len(previous):
-            return "conversation_not_kept", len(messages) - 1, number
+            if _window_of(messages, previous):
+                return "old_messages_dropped", 1, number
+            if not _new_calls(messages, previous):
+                return "conversation_not_kept", len(messages) - 1, number
         previous = messages
     return None
+
+
+def _call_ids(messages: list[Any]) -> list[Any]:
+    """The ids of the tool calls the assistant messages of a request carry (any JSON value: a list, not a set)."""
+    return [block.get("id") for message in messages if role_of(message) == "assistant"
+            for block in typed_blocks(message, "tool_use")]
+
+
+def _new_calls(messages: list[Any], previous: list[Any]) -> list[Any]:
+    """The tool calls a request sends back that the request before it did not: the latest reply's."""
+    before = _call_ids(previous)
+    return [i for i in _call_ids(messages) if i not in before]
+
+
+def _window_of(messages: list[Any], previous: list[Any]) -> bool:
+    """Whether a request no longer than the one before it is a window of the conversation: the task, then only
+    messages the request before sent, in their order, then the reply just given (tool calls none of those
+    carried) and one user message answering its calls. Older messages were left out, not the latest exchange."""
+    if len(messages) < 3 or role_of(messages[-2]) != "assistant" or role_of(messages[-1]) != "user":
+        return False
+    calls = [block.get("id") for block in typed_blocks(messages[-2], "tool_use")]
+    answered = [block.get("tool_use_id") for block in typed_blocks(messages[-1], "tool_result")]
+    if not calls or calls != _new_calls(messages, previous) or any(i not in answered for i in calls):
+        return False
+    kept = iter(previous[1:])
+    return all(any(message == earlier for earlier in kept) for message in messages[1:-2])
 
 
 def _call_inputs(replies: list[dict[str, Any]]) -> dict[str, Any]:
@@ -236,12 +266,19 @@ _SDK_ATTRIBUTE = re.compile(r"^'dict' object has no attribute '(content|stop_rea
 
 
 def exception_mistake(error: dict[str, Any], seen: Observation) -> str | None:
-    """The mistake behind what run_agent raised: the SDK's attributes read from a plain dict, or the answer
-    built from every block of the end_turn reply (thinking has no "text")."""
+    """The mistake behind what run_agent raised: the SDK's attributes read from a plain dict; the answer
+    built from every block of the end_turn reply (thinking has no "text"); or an error the loop raised itself
+    (a `raise` or `assert` line of its own) right after a reply that stopped for another reason than end_turn
+    or tool_use, where the lesson's loop returns stopped: <reason>, for a reason it never heard of too."""
     if error["type"] == "AttributeError" and _SDK_ATTRIBUTE.match(error["message"]):
         return "reply_is_a_dict"
     if error["type"] == "KeyError" and error["message"] == "'text'" and seen.stop_reasons[-1:] == ["end_turn"]:
         return "answer_text"
+    last = seen.stop_reasons[-1] if seen.stop_reasons else None
+    raised_here = re.match(r"(raise|assert)\b", str(error.get("code") or "").strip()) is not None
+    # Raised after that reply, with no request since: the stop reason is what it raised on.
+    if raised_here and last not in (None, "end_turn", "tool_use") and len(seen.requests) == len(seen.stop_reasons):
+        return "wrong_stop_message"
     return None
 
 

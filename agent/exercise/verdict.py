@@ -166,6 +166,41 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
+def _another_reply(seen: Observation, sent: int) -> str:
+    """The summary of a request the script had no reply for, within the turn limit, saying what the reply before
+    it was: only end_turn is the model having finished; max_tokens cut the reply off; any other reason is named
+    as it came. After a tool call it says only that the replies ran out."""
+    last = seen.stop_reasons[-1] if seen.stop_reasons else None
+    reference = f"the reference loop sent {_plural(sent, 'request')}"
+    if last == "tool_use" or last is None:
+        return f"your loop sent request {seen.exhausted}, when the script had no reply left ({reference})"
+    after = {"end_turn": "after the model had finished",
+             "max_tokens": "after the model's reply was cut off at max_tokens"}.get(
+        last, f"after a reply that stopped with stop_reason {last}")
+    return f"your loop asked for another reply {after} (request {seen.exhausted}; {reference})"
+
+
+def _past_the_limit(seen: Observation, limit: int, sent: int) -> str:
+    """A runaway's summary: the requests past the turn limit that the script still had replies for, told apart
+    from the first one it had none for (and any the loop sent after that)."""
+    exhausted = seen.exhausted or 0
+    if exhausted == limit + 1:
+        went_on = f"it sent request {limit + 1}, when the script had no reply left"
+    else:
+        one = exhausted == limit + 2
+        answered = f"request {limit + 1}" if one else \
+            f"requests {limit + 1} {'and' if exhausted == limit + 3 else 'to'} {exhausted - 1}"
+        went_on = (f"it sent {answered}, which the script still had {'a reply' if one else 'replies'} for, then "
+                   f"request {exhausted}, when the script had no reply left")
+    more = len(seen.requests) - exhausted
+    if more > 0:
+        went_on += f" (and {more} more after it)"
+    model = "the model never finished (every reply called a tool)" \
+        if all(reason == "tool_use" for reason in seen.stop_reasons) else "the script's last reply called a tool"
+    return (f"your loop went on past the turn limit: max_turns is {limit}, yet {went_on}; {model}, and the "
+            f"reference loop stopped after {_plural(sent, 'request')}")
+
+
 def judge(script: Script, state: RunState, seen: Observation, limits: Limits, source: str) -> ScriptCheck:
     """One script's verdict, from the reference run and what the judge saw."""
     expected = output_lines("\n".join(console_lines(state)))
@@ -204,18 +239,11 @@ def judge(script: Script, state: RunState, seen: Observation, limits: Limits, so
         check.error = None
         check.line = decision_line(source, seen.decided_lines)
         if seen.stop_reasons[-1:] == ["tool_use"] and seen.exhausted > script.max_turns:
-            # The model never finished: every reply asked for tools, and the loop never stopped at the limit.
-            limit = script.max_turns
-            check.summary = (f"your loop went on past the turn limit: max_turns is {limit}, yet it sent request "
-                             f"{limit + 1}" + (f" and more, up to {seen.exhausted}" if seen.exhausted > limit + 1
-                                              else "") +
-                             f", when the script had no reply left; the model never finished (every reply called a "
-                             f"tool), and the reference loop stopped after {_plural(sent, 'request')}")
+            check.summary = _past_the_limit(seen, script.max_turns, sent)
             check.line = loop_line(source, seen.decided_lines) or check.line
-            check.line_note = f"here your loop went round again, past {_plural(limit, 'turn')}"
+            check.line_note = f"here your loop went round again, past {_plural(script.max_turns, 'turn')}"
         else:
-            check.summary = (f"your loop asked for another reply after the model had finished (request "
-                             f"{seen.exhausted}; the reference loop sent {_plural(sent, 'request')})")
+            check.summary = _another_reply(seen, sent)
             check.line_note = "here your loop decided to ask again"
         check.mistake = "kept_going" if seen.stop_reasons and seen.stop_reasons[-1] != "tool_use" else None
     elif error:

@@ -1,4 +1,4 @@
-# mistake: conversation_not_kept
+# mistake: old_messages_dropped
 # Sends the task plus only the latest call and its results, to save tokens.
 import json
 

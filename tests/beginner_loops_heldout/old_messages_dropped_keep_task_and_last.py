@@ -1,4 +1,4 @@
-# mistake: conversation_not_kept
+# mistake: old_messages_dropped
 # "Keeps the context small": the task plus the latest exchange only, so the requests stop growing at 3.
 # (Written after reading the naming code, as a probe of its rules.)
 import json

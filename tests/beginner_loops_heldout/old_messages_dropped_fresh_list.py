@@ -1,4 +1,4 @@
-# mistake: conversation_not_kept
+# mistake: old_messages_dropped
 # Builds a new request each turn from the task and the latest exchange; nothing older is kept.
 import json
 
