@@ -556,7 +556,8 @@ TASK_PIECES = ["What is", "2", "-3", "1e3", ".5", "+", "-", "plus", "minus", "an
                "notes.txt", "missing.txt", "how many words", "in", "shout", "add", "negative", "*", "1,500", "\n",
                "my notes", "then", "3k", "(", "word count", "“x”", "shout it", "the answer", "uppercase", "that",
                "which files", "list", "files", "I was born in", "1990", "0.1", "0.2", "the word", "upper-case",
-               "make", "in capitals", "to", "of"]
+               "make", "in capitals", "to", "of", "subtract", "from", "total", "my todo list", "the sentence",
+               "'bye'", "how many files", "mentions", "the first file", "how many lines"]
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

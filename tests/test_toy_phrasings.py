@@ -254,3 +254,135 @@ def test_over_long_and_many_declined_parts_every_answer_ends_within_max_tokens(p
     assert state.max_tokens == MAX_TOKENS  # the page's and the command line's default
     assert_keeps_the_toys_rules(state)
     assert calls(state) == [] or state.result.startswith("A tool call failed")
+
+
+# ---- cases an outside tester found: each is read as it was asked, or declined truthfully
+
+
+@pytest.mark.parametrize("task, text", [("how many words in the sentence I love my cats", "I love my cats"),
+                                        ("How many words are in the phrase: good morning", "good morning"),
+                                        ("count the words in this sentence: the loop is small", "the loop is small")])
+def test_a_text_named_as_a_sentence_is_counted_without_the_words_naming_it(task, text):
+    state = ran(task)
+    assert calls(state) == [[("word_count", {"text": text})]]
+    assert state.result == f"That text has {len(text.split())} words."
+
+
+@pytest.mark.parametrize("task", ["count the words in the answer", "How many words are in the result?"])
+def test_counting_the_words_of_an_answer_that_is_not_there_is_declined(task):
+    state = ran(task)
+    assert calls(state) == [] and state.result.startswith("I cannot tell which text to count")
+    assert state.result.endswith(CAN_DO)
+
+
+def test_counting_the_words_of_the_answer_before_counts_that_answer():
+    state = ran("What is 2 + 3, then count the words in the answer")
+    assert calls(state) == [[("add", {"a": 2, "b": 3})], [("word_count", {"text": "2 + 3 is 5."})]]
+    assert state.result == "2 + 3 is 5.\nThat answer has 5 words."  # `word_count` counts "+" as a word
+    declined = ran("What is 2 * 3, then count the words in the answer")
+    assert calls(declined) == [] and declines(declined.result)[-1] == (
+        "I cannot count the words of the answer: there is no answer I worked out to count.")
+
+
+def test_every_quoted_text_asked_to_be_shouted_is_shouted():
+    state = ran("shout 'hello' and 'bye'")
+    assert calls(state) == [[("upper", {"text": "hello"}), ("upper", {"text": "bye"})]]
+    assert state.result == "HELLO\nBYE"
+    assert ran("Shout “a”, “b” and “c”").result == "A\nB\nC"
+
+
+def test_a_quoted_text_not_asked_to_be_shouted_is_declined_not_dropped():
+    state = ran("shout 'hello' and whisper 'bye'")
+    assert calls(state) == [[("upper", {"text": "hello"})]]
+    assert state.result == f"HELLO\nI cannot answer “whisper 'bye'”.\n{CAN_DO}"
+
+
+def test_shouting_what_is_in_the_notes_reads_them_and_shouts_their_content():
+    state = ran("shout what's in my notes")
+    assert calls(state) == [[("list_files", {})], [("read_file", {"path": "notes.txt"})],
+                            [("upper", {"text": NOTES["notes.txt"]})]]
+    assert state.result == NOTES["notes.txt"].upper()
+    named = ran("Shout what is in todo.txt")
+    assert calls(named) == [[("read_file", {"path": "todo.txt"})], [("upper", {"text": NOTES["todo.txt"]})]]
+    assert named.result == NOTES["todo.txt"].upper()
+    assert ran("Shout the word notes").result == "NOTES"  # a word named as a word is shouted as it is
+    assert ran("shout hello to my notes").result == "HELLO TO MY NOTES"  # a greeting is a text, not a file question
+    without_upper = ran("shout what's in my notes", tool_names=["list_files", "read_file"])
+    assert without_upper.result.startswith("I would use the `upper` tool for this, but this agent was not given it.")
+
+
+@pytest.mark.parametrize("task", ["which of notes.txt and todo.txt mentions Omid?", "how many lines are in notes.txt",
+                                  "What is the first line of my notes?", "total words in notes.txt",
+                                  "How many words are in the first line of notes.txt?", "Does todo.txt say Tuesday?"])
+def test_a_question_about_the_files_it_has_no_pattern_for_is_declined_not_answered_with_the_file(task):
+    state = ran(task)
+    assert_keeps_the_toys_rules(state)
+    assert state.result.startswith("I cannot answer “") and state.result.endswith(CAN_DO)
+    assert not any(line in state.result for text in NOTES.values() for line in text.split("\n"))
+
+
+def test_subtract_a_from_b_is_b_minus_a_through_add():
+    state = ran("subtract 4 from 10")
+    assert calls(state) == [[("add", {"a": 10, "b": -4})]] and state.result == "10 - 4 is 6."
+    assert ran("What is 4 subtracted from 10?").result == "10 - 4 is 6."
+    assert ran("Please subtract negative 2 from 5").result == "5 - -2 is 7."
+
+
+@pytest.mark.parametrize("task", ["subtract 4 and 10", "subtract 4 from 10 and 2", "10 subtract 4",
+                                  "subtract 4 from notes.txt"])
+def test_a_subtraction_it_cannot_read_is_declined_without_saying_it_cannot_subtract(task):
+    state = ran(task)
+    assert_keeps_the_toys_rules(state)  # the decline's example holds no number the task did not
+    assert calls(state) == [] and state.result.startswith(f"I cannot work out “{task}”: I read subtracting only as")
+    assert "I only add and subtract" not in state.result and state.result.endswith(CAN_DO)
+
+
+@pytest.mark.parametrize("task, quoted", [("total", "total"), ("What's the total?", "What's the total"),
+                                          ("Add 2 and 3, total", "total"), ("sum it up", "sum it up")])
+def test_a_sum_word_with_no_number_is_declined_for_having_none(task, quoted):
+    decline = declines(ran(task).result)[-1]
+    assert decline == f"I cannot work out “{quoted}”: there is no number in it to add."
+
+
+@pytest.mark.parametrize("task", ["what is my todo list", "Show me my to-do list", "read the todo file",
+                                  "What's on my to do list?"])
+def test_a_file_named_by_a_word_is_found_among_the_files_and_read(task):
+    state = ran(task)
+    assert calls(state) == [[("list_files", {})], [("read_file", {"path": "todo.txt"})]]
+    assert state.result == f"todo.txt says:\n{NOTES['todo.txt']}"
+
+
+def test_a_file_named_by_a_word_is_counted_and_shouted_too():
+    counted = ran("How many words are in my todo list?")
+    assert calls(counted) == [[("list_files", {})], [("read_file", {"path": "todo.txt"})],
+                              [("word_count", {"text": NOTES["todo.txt"]})]]
+    assert counted.result == f"todo.txt has {len(NOTES['todo.txt'].split())} words."
+    assert ran("shout my todo list").result == NOTES["todo.txt"].upper()
+
+
+def test_a_word_that_names_no_file_is_said_to_name_none_after_listing():
+    state = ran("What is on my shopping list?")
+    assert calls(state) == [[("list_files", {})]]
+    assert state.result == ("I cannot find a file called “shopping”: the files are notes.txt and todo.txt.\n"
+                            + CAN_DO)
+
+
+def test_a_word_that_says_which_file_without_naming_it_is_not_looked_for_as_a_name():
+    assert calls(ran("What is in the first file?")) == [[("list_files", {})], [("read_file", {"path": "notes.txt"})]]
+    last = ran("What is in the last file?")
+    assert calls(last) == [] and last.result.startswith("I cannot answer “What is in the last file”")
+
+
+@pytest.mark.parametrize("task", ["how many files", "How many files do I have?", "how many notes are there",
+                                  "count my files", "Hi, what is the number of files?"])
+def test_how_many_files_lists_them_and_counts_the_list_with_a_tool(task):
+    state = ran(task)
+    assert calls(state) == [[("list_files", {})], [("word_count", {"text": "notes.txt\ntodo.txt"})]]
+    assert state.result == "There are 2 files: notes.txt and todo.txt."
+    assert_keeps_the_toys_rules(state)
+
+
+def test_without_word_count_the_files_are_not_counted_by_the_toy_itself():
+    state = ran("How many files do I have?", tool_names=["list_files"])
+    assert calls(state) == [[("list_files", {})]]
+    assert state.result.startswith("I would use the `word_count` tool for this, but this agent was not given it.")

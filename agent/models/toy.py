@@ -4,12 +4,16 @@ It answers a task with the built-in tools the way a model would, so a person
 without a key can type a task and watch the loop work on it. What it reads in
 a task is `agent.models.toy_tasks`, the jobs it does `agent.models.toy_jobs`:
 sums and differences (`add`, one call a turn for a chain, several calls in one
-reply for separate sums), word counts (`word_count`, of a quoted text or of a
-file's content), the note files (`list_files`, `read_file`) and shouting
-(`upper`, of a text or of the answer of the part before); a task of several
-parts gets every part answered. What it cannot read it declines politely, in
-a few declines that quote a few words of the task at most, and the answer then
-says what it can do: it never says a result it has not worked out with the tools.
+reply for separate sums; "subtract 4 from 10" is 10 - 4), word counts
+(`word_count`, of a quoted text, of a file's content or of the answer of the
+part before), the note files (`list_files` to list or count them, `read_file`,
+a file named by a word as "my todo list" found among those listed) and
+shouting (`upper`, of a text, of a file's content or of the answer of the part
+before); a task of several parts gets every part answered, and a question
+about the files it has no pattern for is declined, never answered with a file.
+What it cannot read it declines politely, in a few declines that quote a few
+words of the task at most, and the answer then says what it can do: it never
+says a result it has not worked out with the tools.
 
 Its replies have the Messages API's exact shape (ids, usage, `stop_reason`).
 One estimate, four characters a token, gives both the usage it reports and
@@ -28,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.api.requests import RequestChecker, as_message_list, request_body, thinking_enabled
-from agent.models.toy_jobs import CAN_DO, CANNOT, Call, Job, Said, ShoutAnswer, Step, Sum, joined, short
+from agent.models.toy_jobs import CAN_DO, CANNOT, Call, Job, OfAnswer, Said, Step, Sum, joined, short
 from agent.models.toy_tasks import jobs
 from agent.summary import result_text
 
@@ -101,7 +105,7 @@ def _plan(work: list[Job], got: list[list[list[str]]], tools: set[str]) -> list[
     steps: list[tuple[int, list[Call], str]] = []
     waiting: set[int] = set()
     for j, job in enumerate(work):
-        if isinstance(job, ShoutAnswer):  # it waits until the parts it shouts have answered
+        if isinstance(job, OfAnswer):  # it waits until the parts whose answer it takes have answered
             if any(steps[i][1] or i in waiting for i in job.of):
                 waiting.add(j)
                 step = Step(waiting=True)

@@ -28,7 +28,7 @@ _JOINS = {",", "and", "then", "also"}
 _STARTERS = {"what", "whats", "what's", "how", "count", "shout", "upper", "uppercase", "add", "sum", "total",
              "read", "list", "show", "tell", "calculate", "compute", "work", "give", "can", "could", "please", "who",
              "why", "where", "when", "which", "write", "say", "explain", "make", "turn", "convert", "put", "yell",
-             "scream"}
+             "scream", "subtract"}
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """The jobs the toy model does for a task, each worked out with the built-in tools, and how it declines.
 
 A job is one request of the task: a sum (`add`, one call a turn), a word
-count, listing or reading the note files, shouting a text, or shouting the
-answer of the parts before it. `toy_tasks.py` reads which jobs a task asks for;
+count, listing or counting the note files (the count is `word_count`'s, on the
+listing), reading them, shouting a text or a file's content, or shouting or
+counting the words of the answer of the parts before it. `toy_tasks.py` reads which jobs a task asks for;
 `toy.py` runs them all at once, each turn making every job's next calls.
 
 A job says a result only when the tools gave it: a sum states the text `add`
@@ -13,6 +14,7 @@ of the task (`short`), and the answer it is part of ends with `CAN_DO`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -159,33 +161,16 @@ def _number(text: str) -> Decimal | None:
 
 @dataclass
 class WordCount(Job):
-    """`word_count` on a text, or on each file's content read with `read_file` (after `list_files` if unnamed)."""
+    """`word_count` on each text quoted (or named) in the task."""
 
-    texts: list[str] | None = None
-    """The texts to count (quoted in the task), or None to count files."""
-    files: list[str] | None = None
-    """The files to count; empty: every file `list_files` names."""
+    texts: list[str]
 
     def step(self, got: list[list[str]]) -> Step:
-        if self.texts is not None:
-            if not got:
-                return Step([Call("word_count", {"text": text}) for text in self.texts], "I will count them.")
-            if len(self.texts) == 1:
-                return Step(text=f"That text has {_words(got[0][0])}.")
-            return Step(text="; ".join(f"“{text}” has {_words(n)}" for text, n in zip(self.texts, got[0], strict=False))
-                        + ".")
-        named, turn = list(self.files), 0
-        if not named:
-            if not got:
-                return Step([Call("list_files", {})], "Let me see which files there are.")
-            named, turn = got[0][0].split(), 1
-            if not named:
-                return Step(text="There are no files to count the words of.")
-        if len(got) == turn:
-            return Step([Call("read_file", {"path": name}) for name in named])
-        if len(got) == turn + 1:
-            return Step([Call("word_count", {"text": content}) for content in got[turn]], "I will count them.")
-        return Step(text="; ".join(f"{name} has {_words(n)}" for name, n in zip(named, got[turn + 1], strict=False))
+        if not got:
+            return Step([Call("word_count", {"text": text}) for text in self.texts], "I will count them.")
+        if len(self.texts) == 1:
+            return Step(text=f"That text has {_words(got[0][0])}.")
+        return Step(text="; ".join(f"“{text}” has {_words(n)}" for text, n in zip(self.texts, got[0], strict=False))
                     + ".")
 
 
@@ -193,40 +178,121 @@ def _words(count: str) -> str:
     return f"{count} word" if count.strip() == "1" else f"{count} words"
 
 
-@dataclass
-class Reading(Job):
-    """`read_file` on the named files, or `list_files` and then the first file it names."""
+def _names(listing: str) -> list[str]:
+    """The file names a `list_files` result gives, one a line."""
+    return [line.strip() for line in listing.splitlines() if line.strip()]
 
-    files: list[str]
+
+def _both(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _stem(name: str) -> str:
+    """A file name as a word may name it: "todo" for todo.txt (and for "to-do")."""
+    return re.sub(r"[\W_]", "", name.split(".")[0].lower())
+
+
+@dataclass
+class FileJob(Job):
+    """A job on the content of note files: the files named, or the ones `list_files` gives, each read with
+    `read_file`; `done` then says or works on what they hold."""
+
+    files: list[str] = field(default_factory=list)
+    """The files the task names; empty: found with `list_files` first."""
+    called: str = ""
+    """A word naming a file without its extension ("todo" of "my todo list"), looked for among the listed files."""
+    every: bool = False
+    """With no file named, every listed file, not the first."""
 
     def step(self, got: list[list[str]]) -> Step:
-        if self.files:
+        names, turn, before = list(self.files), 0, ""
+        if not names:
             if not got:
-                return Step([Call("read_file", {"path": name}) for name in self.files])
-            return Step(text="\n".join(f"{name} says:\n{text}" for name, text in zip(self.files, got[0], strict=False)))
+                return Step([Call("list_files", {})], "Let me see which files there are.")
+            listed, turn = _names(got[0][0]), 1
+            if not listed:
+                return Step(text=self.no_files())
+            if self.called:
+                names = [name for name in listed if _stem(name) == self.called]
+                if not names:
+                    return Step(text=f"{CANNOT} find a file called “{short(self.called)}”: the files are "
+                                     f"{_both(listed)}.")
+                before = f"The {short(self.called)} file is {_both(names)}; I read it."
+            else:
+                names = listed if self.every else listed[:1]
+                before = "" if self.every else f"There are {len(listed)} files; I read {names[0]}."
+        if len(got) == turn:
+            return Step([Call("read_file", {"path": name}) for name in names], before)
+        return self.done(names, got[turn], got[turn + 1:])
+
+    def no_files(self) -> str:
+        return "There are no files."
+
+    def done(self, names: list[str], contents: list[str], got: list[list[str]]) -> Step:
+        """Its step once the files are read: `got` holds the results of the calls it made on their content."""
+        raise NotImplementedError
+
+
+@dataclass
+class Reading(FileJob):
+    """The files' content, said as `read_file` gave it."""
+
+    def done(self, names: list[str], contents: list[str], got: list[list[str]]) -> Step:
+        return Step(text="\n".join(f"{name} says:\n{text}" for name, text in zip(names, contents, strict=False)))
+
+
+@dataclass
+class FileWords(FileJob):
+    """`word_count` on each file's content (every file `list_files` names, when none is named)."""
+
+    every: bool = True
+
+    def no_files(self) -> str:
+        return "There are no files to count the words of."
+
+    def done(self, names: list[str], contents: list[str], got: list[list[str]]) -> Step:
         if not got:
-            return Step([Call("list_files", {})], "Let me see which files there are.")
-        files = got[0][0].split()
-        if not files:
-            return Step(text="There are no files.")
-        if len(got) == 1:
-            return Step([Call("read_file", {"path": files[0]})], f"There are {len(files)} files; I read {files[0]}.")
-        return Step(text=f"{files[0]} says:\n{got[1][0]}")
+            return Step([Call("word_count", {"text": content}) for content in contents], "I will count them.")
+        return Step(text="; ".join(f"{name} has {_words(n)}" for name, n in zip(names, got[0], strict=False)) + ".")
+
+
+@dataclass
+class ShoutFiles(FileJob):
+    """`upper` on each file's content; the answer is what it gives back."""
+
+    def done(self, names: list[str], contents: list[str], got: list[list[str]]) -> Step:
+        if not got:
+            return Step([Call("upper", {"text": content}) for content in contents])
+        if len(names) == 1:
+            return Step(text=got[0][0])
+        return Step(text="\n".join(f"{name}, shouted:\n{text}" for name, text in zip(names, got[0], strict=False)))
 
 
 @dataclass
 class Listing(Job):
-    """`list_files`; the answer names every file it gives."""
+    """`list_files`; the answer names every file it gives, and with `count`, how many there are: `word_count`
+    on the listing counts them, so the number said is a tool's."""
+
+    count: bool = False
 
     def step(self, got: list[list[str]]) -> Step:
         if not got:
             return Step([Call("list_files", {})])
-        files = [line.strip() for line in got[0][0].splitlines() if line.strip()]
+        files = _names(got[0][0])
         if not files:
             return Step(text="There are no files.")
-        if len(files) == 1:
-            return Step(text=f"The only file is {files[0]}.")
-        return Step(text=f"The files are {', '.join(files[:-1])} and {files[-1]}.")
+        if not self.count:
+            if len(files) == 1:
+                return Step(text=f"The only file is {files[0]}.")
+            return Step(text=f"The files are {_both(files)}.")
+        if any(len(name.split()) > 1 for name in files):  # `word_count` would count a name's words, not the name
+            return Step(text=f"{CANNOT} count the files with `word_count`: a file name has a space in it. "
+                             f"The files are {_both(files)}.")
+        if len(got) == 1:
+            return Step([Call("word_count", {"text": got[0][0]})], "I will count them.")
+        counted = got[1][0].strip()
+        return Step(text=f"There {'is' if counted == '1' else 'are'} {counted} file{'' if counted == '1' else 's'}: "
+                         f"{_both(files)}.")
 
 
 @dataclass
@@ -240,17 +306,45 @@ class Shout(Job):
 
 
 @dataclass
-class ShoutAnswer(Job):
-    """`upper` on the answer of the jobs before it ("..., then shout the answer"), once they have answered."""
+class OfAnswer(Job):
+    """A tool on the answer of the jobs before it ("..., then shout the answer"), once they have answered."""
 
     of: list[int]
-    """The jobs whose answer it shouts, by their place in the task's jobs."""
+    """The jobs whose answer it works on, by their place in the task's jobs."""
+    doing = ""
+    """What it does with the answer, as its decline says it."""
 
     def after(self, answered: list[tuple[Job, str]], got: list[list[str]]) -> Step:
-        """Its step, given the jobs it shouts with their sentences, once they have no calls left."""
+        """Its step, given the jobs it works on with their sentences, once they have no calls left."""
         if any(isinstance(job, Said) or text.startswith(CANNOT) for job, text in answered):
-            return Step(text=f"{CANNOT} shout the answer: there is no answer I worked out to shout.")
-        return Shout(joined([job for job, _ in answered], [text for _, text in answered])).step(got)
+            return Step(text=f"{CANNOT} {self.doing} the answer: there is no answer I worked out to "
+                             f"{self.doing.split()[0]}.")
+        return self.on(joined([job for job, _ in answered], [text for _, text in answered]), got)
+
+    def on(self, answer: str, got: list[list[str]]) -> Step:
+        raise NotImplementedError
+
+
+@dataclass
+class ShoutAnswer(OfAnswer):
+    """`upper` on the answer before."""
+
+    doing = "shout"
+
+    def on(self, answer: str, got: list[list[str]]) -> Step:
+        return Shout(answer).step(got)
+
+
+@dataclass
+class CountAnswer(OfAnswer):
+    """`word_count` on the answer before."""
+
+    doing = "count the words of"
+
+    def on(self, answer: str, got: list[list[str]]) -> Step:
+        if not got:
+            return Step([Call("word_count", {"text": answer})])
+        return Step(text=f"That answer has {_words(got[0][0])}.")
 
 
 def joined(work: list[Job], sentences: list[str]) -> str:

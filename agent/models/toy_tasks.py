@@ -7,14 +7,20 @@ something the toy has no pattern for (it then says what it can do). A clause
 with numbers is a sum only when it reads as arithmetic (a sign, a sum word, a
 maths word, or nothing but numbers and "what is"): "I was born in 1990" is not
 a failed sum. "Shout it", "then shout the answer" and "uppercase that" shout
-the answer of the part before; "shout the answer to 2 + 3" of the sum after.
+the answer of the part before; "shout the answer to 2 + 3" of the sum after;
+"count the words in the answer" counts it. A clause about the files holds only
+the words of listing, counting or reading them ("which of them mentions Omid?"
+is declined, not answered with the files), and "my todo list" names a file by
+a word, looked for among those `list_files` gives.
 
 The rule the toy keeps: it says a result only when it has read the whole
 clause. A sum takes digits (`10`, `2.5`, `.5`, `1e3`), `+`, `-`, "plus",
 "minus", "negative" and a short list of plain words ("what is", "add ... and
 ...", "the sum of"); any other word, sign or number shape in it (`*`, "times",
 "squared", `1,500`, `3k`, `007`, brackets) makes it decline instead of
-guessing. Subtraction is the `add` tool with the number negated. Numbers a
+guessing; "subtract 4 from 10" and "4 subtracted from 10" are 10 - 4, and
+"subtract" in any other shape is declined. Subtraction is the `add` tool with
+the number negated. Numbers a
 floating-point `add` would not add exactly (0.1 + 0.2, whose `add` gives
 0.30000000000000004, or more than 14 significant digits between them) are
 declined before any call.
@@ -27,12 +33,15 @@ import re
 from agent.models.toy_clauses import Token, clauses
 from agent.models.toy_jobs import (
     CANNOT,
+    CountAnswer,
+    FileWords,
     Job,
     Listing,
     Reading,
     Said,
     Shout,
     ShoutAnswer,
+    ShoutFiles,
     Sum,
     WordCount,
     off_topic,
@@ -79,6 +88,24 @@ _AROUND_ANSWER = {"the", "its", "your", "my", "last", "previous", "above", "earl
                   "loud", "all", "both", "back", "again", "then", "just", "whole", "final", "same", "please", "now",
                   "of"}
 _LABELS = {"word", "words", "text", "phrase", "sentence", "name", "string", "letters", "line", "message"}
+_QUOTE_JOINS = {",", "and", "&", "then", "also"}
+_SUBTRACTING = {"subtract", "subtracted"}
+_COUNTING = {"how", "many", "count", "number"}
+# The words a question about the note files may hold: asking to list, count or read them, and the small words
+# around that. A file question with any other word ("which mentions Omid", "how many lines") is one it declines.
+_ABOUT_FILES = _FILE_WORDS | _READS | _NAMES | _THERE_ARE | _GREETING | _COUNTING | {
+    "what", "whats", "what's", "is", "are", "in", "on", "of", "from", "my", "the", "your", "our", "me", "i", "we",
+    "us", "you", "do", "does", "has", "got", "all", "every", "each", "show", "tell", "give", "get", "see", "let",
+    "look", "at", "print", "display", "view", "can", "could", "would", "will", "want", "need", "like", "to", "know",
+    "just", "now", "a", "an", "here", "stored", "saved", "kindly", "quick", "question", "for",
+    "first"}  # the first file is the one read when none is named
+_FILES_CAN = "about the note files I only list them, count them, show or shout what is in them and count their words."
+_OWNERS = {"my", "the", "your", "our"}
+_FILE_NOUNS = {"list", "file", "note", "notes"}
+# Words before "file" or "list" that say which file without naming it ("the last file"): read, not looked for.
+_NOT_A_NAME = _FILE_WORDS | _LABELS | _ABOUT_FILES - {"to", "do"} | {
+    "lists", "text", "txt", "other", "own", "both", "two", "new", "old", "last", "second", "third", "next", "previous",
+    "latest", "newest", "oldest", "biggest", "longest", "shortest", "smallest", "largest", "whole", "entire"}
 
 
 def jobs(task: str) -> list[Job]:
@@ -100,14 +127,14 @@ def _clause_jobs(task: str, clause: list[Token], start: int, asked: list[list[in
     words = {t.word for t in clause if t.kind == "word"}
     text = task[clause[0].start:clause[-1].end]
     if "words" in words and words & {"many", "count", "number"} or {"word", "count"} <= words:
-        return [_word_count(task, clause)]
+        return [_word_count(task, clause, asked)]
     keyword = _shout_at(clause)
     if keyword is not None:
         return _shouting(task, clause, keyword, start, asked)
     if any(t.kind == "num" or t.kind == "mixed" and any(c.isdigit() for c in t.text) for t in clause):
         return _sums(text, clause) if _arithmetic(clause) else [off_topic(text)]
-    if words & _FILE_WORDS or any(t.kind == "file" for t in clause):
-        return [_files(clause, words)]
+    if words & _FILE_WORDS or any(t.kind == "file" for t in clause) or _called(clause):
+        return [_files(text, clause)]
     if words & (_SUM_VERBS | {"plus", "minus"}):
         return _sums(text, clause)
     if not words <= _GREETING or any(t.kind not in ("word", "mark") for t in clause):
@@ -122,35 +149,110 @@ def _arithmetic(clause: list[Token]) -> bool:
     return all(t.word in _FILLER | _LIST_JOINS for t in clause if t.kind == "word")
 
 
-def _word_count(task: str, clause: list[Token]) -> Job:
+def _word_count(task: str, clause: list[Token], asked: list[list[int]]) -> Job:
+    """`word_count` on the quoted texts, a text named after "in"/"of", the note files, or the answer before."""
     quoted = [t.quoted for t in clause if t.kind == "quote"]
     if quoted:
-        return WordCount(texts=quoted)
+        return WordCount(quoted)
+    counted = next(i for i, t in enumerate(clause) if t.word in ("word", "words"))
+    after = next((i for i in range(counted + 1, len(clause)) if clause[i].word in ("in", "of")), len(clause))
+    target = clause[after + 1:]
+    while target and target[0].text == ":":
+        target = target[1:]
+    # "the sentence I love my cats", "this sentence: ...": the words after those naming what it is ("this
+    # sentence" with no colon is the task's own sentence, which it cannot point to)
+    text = _without_label(target, leads={"the"})
+    if text is not target:
+        return WordCount([task[text[0].start:text[-1].end]]) if text else _no_text()
     files = [t.text for t in clause if t.kind == "file"]
-    if files or {t.word for t in clause} & _FILE_WORDS:
-        return WordCount(files=files)
-    after = next((i for i, t in enumerate(clause) if t.word in ("in", "of")), None)
-    if after is None or after + 1 == len(clause) or clause[after + 1].word in _REFERRING:
-        return Said(f"{CANNOT} tell which text to count: put it in quotes (\"How many words are in 'a b c'?\").")
-    return WordCount(texts=[task[clause[after + 1].start:clause[-1].end].lstrip(":").strip()])
+    called = _called(clause)
+    if files or {t.word for t in clause} & _FILE_WORDS or called:
+        if _unread_about_files(clause, called, _COUNTING | {"word", "words"}):
+            return _about_files_declined(task[clause[0].start:clause[-1].end])
+        return FileWords(files, called=called[0] if called else "")
+    if _names_the_answer(target):
+        if not asked:
+            return Said(f"{CANNOT} tell which text to count: there is no answer before this part to count the words "
+                        "of. Put the text in quotes (\"How many words are in 'a b c'?\").")
+        return CountAnswer(_answer_of(target, asked))
+    if not target or target[0].word in _REFERRING:
+        return _no_text()
+    return WordCount([task[target[0].start:target[-1].end]])
 
 
-def _files(clause: list[Token], words: set[str]) -> Job:
-    """Listing the files ("which files are there?") or reading them ("what is in my notes?")."""
+def _no_text() -> Said:
+    return Said(f"{CANNOT} tell which text to count: put it in quotes (\"How many words are in 'a b c'?\").")
+
+
+_POINTING = {"the", "this", "these", "following"}
+
+
+def _without_label(tokens: list[Token], leads: set[str] = _POINTING) -> list[Token]:
+    """A text without the words before it that name what it is: "the word hello" and "words: hello" are hello.
+    Of the words that point at a label, only `leads` may without a colon after it. The same list back when no such
+    words lead it; an empty one when they are all there is."""
+    if len(tokens) > 1 and tokens[0].word in _LABELS and tokens[1].text == ":":
+        return tokens[2:]
+    if len(tokens) > 1 and tokens[0].word in _POINTING and tokens[1].word in _LABELS \
+            and (len(tokens) == 2 or tokens[2].word != "of"):
+        if len(tokens) > 2 and tokens[2].text == ":":
+            return tokens[3:]
+        return tokens[2:] if tokens[0].word in leads else tokens
+    return tokens
+
+
+def _called(clause: list[Token]) -> tuple[str, list[int]] | None:
+    """A file named by a word and no extension ("todo" of "my todo list", "the to-do file"), with the places of the
+    words that name it; None when the clause names none so."""
+    for i, owner in enumerate(clause):
+        if owner.word not in _OWNERS:
+            continue
+        end = i + 1
+        while end < len(clause) and end - i <= 3 and (clause[end].kind == "word" and clause[end].word not in _NOT_A_NAME
+                                                       or clause[end].text == "-" and end > i + 1):
+            end += 1
+        if end > i + 1 and end < len(clause) and clause[end].word in _FILE_NOUNS and clause[end - 1].text != "-":
+            name = "".join(re.sub(r"[\W_]", "", t.word) for t in clause[i + 1:end])
+            return name, list(range(i + 1, end + 1))
+    return None
+
+
+def _unread_about_files(clause: list[Token], called: tuple[str, list[int]] | None, also: set[str]) -> bool:
+    """Whether a clause about the files holds words besides a file's name and asking to list, count or read them."""
+    named = called[1] if called else []
+    return any(not (t.kind == "file" or t.kind == "word" and t.word in _ABOUT_FILES | also
+                    or t.kind == "mark" and t.text in ",.?!:") for i, t in enumerate(clause) if i not in named)
+
+
+def _about_files_declined(text: str) -> Said:
+    return Said(f"{CANNOT} answer “{short(text)}”: {_FILES_CAN}")
+
+
+def _files(text: str, clause: list[Token]) -> Job:
+    """Listing the files ("which files are there?"), counting them ("how many files?") or reading them ("what is in
+    my notes?"); a question about them that asks anything else is declined, not answered with their content."""
+    words = {t.word for t in clause if t.kind == "word"}
     if words & _CHANGING:
         return Said(f"{CANNOT} change files: I only list the note files and read them.")
+    called = _called(clause)
     named = [t.text for t in clause if t.kind == "file"]
+    if _unread_about_files(clause, called, set()) or (named or called) and words & _COUNTING:
+        return _about_files_declined(text)
     if named:
         return Reading(named)
+    if called:
+        return Reading(called=called[0])
+    if words & {"many", "count", "number"}:
+        return Listing(count=True)
     if words & _READS:
-        return Reading([])
+        return Reading()
     asked_which = any(a.word in ("what", "which") and b.word in _FILE_WORDS
                       for a, b in zip(clause, clause[1:], strict=False))  # "what files", "which notes"
     if words & _NAMES or asked_which or words & _THERE_ARE and "in" not in words:
         return Listing()
     if "in" not in words and "files" in words:  # "my files?", "show me the files"
         return Listing()
-    return Reading([])
+    return Reading()
 
 
 def _shout_at(clause: list[Token]) -> int | None:
@@ -164,9 +266,9 @@ def _shout_at(clause: list[Token]) -> int | None:
 
 def _shouting(task: str, clause: list[Token], keyword: int, start: int, asked: list[list[int]]) -> list[Job]:
     """`upper` on the text the clause names, on the answer of the part before, or on the answer it asks for."""
-    quoted = next((t for t in clause if t.kind == "quote"), None)
-    if quoted is not None:
-        return [Shout(quoted.quoted)]
+    quotes = [i for i, t in enumerate(clause) if t.kind == "quote"]
+    if quotes:
+        return _shouting_quotes(task, clause, quotes)
     rest = clause[keyword + 1:]
     while rest and (rest[0].word in _CASE_WORDS or rest[0].text == ":"):  # "upper-case: ...", "capital letters"
         rest = rest[1:]
@@ -178,19 +280,47 @@ def _shouting(task: str, clause: list[Token], keyword: int, start: int, asked: l
     if _names_the_answer(rest):
         if not asked:
             return [Said(f"{CANNOT} tell which answer to shout: ask for it first, then say \"shout the answer\".")]
-        plural = {t.word for t in rest} & _PLURAL
-        return [ShoutAnswer([j for clause_jobs in asked for j in clause_jobs] if plural else asked[-1])]
+        return [ShoutAnswer(_answer_of(rest, asked))]
     of = next((i for i, t in enumerate(rest) if t.word in ("to", "of", "for")), None)
     if of and of + 1 < len(rest) and _names_the_answer(rest[:of]):  # "the answer to 2 + 3", "the sum of 1 and 2"
         inner = _clause_jobs(task, rest, start, asked)
         if inner and not all(isinstance(j, Said) and j.off_topic for j in inner):  # a sum it declines: said so
             return [*inner, ShoutAnswer(list(range(start, start + len(inner))))]
-    if len(rest) > 1 and rest[0].word in _LABELS and rest[1].text == ":":  # "words: good morning"
-        rest = rest[2:]
-    elif len(rest) > 2 and rest[0].word in ("the", "this", "these", "following") and rest[1].word in _LABELS \
-            and rest[2].word != "of":
-        rest = rest[2:] if rest[2].text != ":" or len(rest) == 3 else rest[3:]  # "the word hello"
+    text = _without_label(rest)
+    if text and text is not rest:  # "the word hello", "words: good morning"
+        return [Shout(task[text[0].start:text[-1].end])]
+    # "shout what's in my notes" reads them; "shout hello to my notes" is a text with a greeting in it
+    if (any(t.kind == "file" or t.word in _FILE_WORDS for t in rest) or _called(rest)) \
+            and not {t.word for t in rest} & (_GREETING - _QUOTE_JOINS - {"please", "so"}):
+        read = _files(task[rest[0].start:rest[-1].end], rest)
+        if isinstance(read, Reading):
+            return [ShoutFiles(read.files, read.called)]
+        if isinstance(read, Listing):
+            return [read, ShoutAnswer([start])]
     return [Shout(task[rest[0].start:rest[-1].end])]
+
+
+def _shouting_quotes(task: str, clause: list[Token], quotes: list[int]) -> list[Job]:
+    """`upper` on each quoted text of a list ("shout 'hello' and 'bye'"); a quote after other words is declined."""
+    shouted = quotes[:1]
+    for i in quotes[1:]:
+        if not all(t.word in _QUOTE_JOINS for t in clause[shouted[-1] + 1:i]):
+            break
+        shouted.append(i)
+    found: list[Job] = [Shout(clause[i].quoted) for i in shouted]
+    if len(shouted) < len(quotes):  # "shout 'hello' and whisper 'bye'": said, not dropped
+        rest = clause[shouted[-1] + 1:]
+        while rest[0].word in _QUOTE_JOINS:
+            rest = rest[1:]
+        found.append(Said(f"{CANNOT} answer “{short(task[rest[0].start:clause[-1].end])}”."))
+    return found
+
+
+def _answer_of(tokens: list[Token], asked: list[list[int]]) -> list[int]:
+    """The jobs whose answer words name: every part before for "them" or "both", else the part just before."""
+    if {t.word for t in tokens} & _PLURAL:
+        return [j for clause_jobs in asked for j in clause_jobs]
+    return asked[-1]
 
 
 def _names_the_answer(tokens: list[Token]) -> bool:
@@ -228,9 +358,17 @@ def _without_ending(tokens: list[Token]) -> list[Token]:
 
 def _sums(text: str, clause: list[Token]) -> list[Job]:
     """The sums of an arithmetic clause, or one decline saying why it cannot be read."""
+    if any(t.word in _SUBTRACTING for t in clause):
+        subtraction = _subtraction(clause)
+        if subtraction is None:
+            return [Said(f"{CANNOT} work out “{short(text)}”: I read subtracting only as \"subtract A from B\" or "
+                         "\"A subtracted from B\", each of A and B one number.")]
+        return _exactly([subtraction])
     why = _unreadable(clause)
     if why:
         return [Said(f"{CANNOT} work out “{short(text)}”: {why}")]
+    if not any(t.kind == "num" for t in clause):  # "total", "sum it up": a sum word and nothing to add
+        return [Said(f"{CANNOT} work out “{short(text)}”: there is no number in it to add.")]
     symbols = _symbols(clause)
     numbers = sum(1 for s in symbols if s[0] == "num")
     has_signs = any(s[0] in "+-" for s in symbols)
@@ -242,8 +380,34 @@ def _sums(text: str, clause: list[Token]) -> list[Job]:
     if not found or sum(len(s.written) for s in found) != numbers:
         return [Said(f"{CANNOT} work out “{short(text)}”: I read a sum as numbers with + or - between them, or "
                      "\"add\" and a list of numbers, and I cannot tell what every number in it is for.")]
+    return _exactly(found)
+
+
+def _exactly(found: list[Sum]) -> list[Job]:
+    """The sums, each declined instead when a floating-point `add` would not give it exactly."""
     return [Said(f"{CANNOT} add {short(s.words())} exactly: the `add` tool works in floating point, and "
                  f"{s.inexact()}.") if s.inexact() else s for s in found]
+
+
+def _subtraction(clause: list[Token]) -> Sum | None:
+    """"subtract 4 from 10" or "4 subtracted from 10" as 10 - 4, or None when the clause is not one of them."""
+    verb = next(i for i, t in enumerate(clause) if t.word in _SUBTRACTING)
+    taking = next((i for i, t in enumerate(clause) if t.word == "from"), None)
+    if taking is None or taking < verb:
+        return None
+    lead, taken = clause[:verb], clause[verb + 1:taking]
+    if clause[verb].word == "subtracted":
+        lead, taken = taken, lead
+    number, whole = _one_number(taken), _one_number(clause[taking + 1:])
+    if _unreadable(lead) or _symbols(lead) or number is None or whole is None:
+        return None
+    return Sum([whole, number], ["-"])
+
+
+def _one_number(tokens: list[Token]) -> str | None:
+    """The one number of a few words ("negative 2", "the 4"), signed; None for anything else."""
+    symbols = _symbols(tokens)
+    return symbols[0][1] if not _unreadable(tokens) and [kind for kind, _ in symbols] == ["num"] else None
 
 
 def _unreadable(clause: list[Token]) -> str:
