@@ -250,10 +250,6 @@ def sandbox_main() -> None:
                         help=f"Step until the loop returns (key {KEY_OF['run_to_end']})")
         st.button("Reset", icon=":material/restart_alt:", on_click=lambda: act(box.reset), key="reset",
                   help=f"A new run from the settings as they are (key {KEY_OF['reset']}); Undo brings the old back")
-        st.button("Undo", icon=":material/undo:", on_click=lambda: act(box.undo), key="undo",
-                  disabled=not box.undo_stack, help=f"Take back the last action (key {KEY_OF['undo']})")
-        st.button("Redo", icon=":material/redo:", on_click=lambda: act(box.redo), key="redo",
-                  disabled=not box.redo_stack, help=f"Take the undone action again (key {KEY_OF['redo']})")
     live = st.empty() if box.run_model == ModelKind.REAL else None  # a real model's reply streams here
     if stepped or ran:
         take_step(live, to_the_end=ran)
@@ -343,7 +339,13 @@ def sandbox_view() -> None:
     st.caption("An agent loop, one turn at a time: each request, each reply, each tool call, and the messages "
                "array growing.")
     task_box(box)
-    st.caption(KEYS_CAPTION)
+    # Outside the fragment: a Step does not redraw them (each element drawn is a message a Step sends).
+    with st.container(horizontal=True, vertical_alignment="center", key="undo_row"):
+        st.caption(KEYS_CAPTION)
+        st.button("Undo", icon=":material/undo:", on_click=lambda: act(box.undo), key="undo", type="tertiary",
+                  help=f"Take back the last action (key {KEY_OF['undo']})")
+        st.button("Redo", icon=":material/redo:", on_click=lambda: act(box.redo), key="redo", type="tertiary",
+                  help=f"Take the undone action again (key {KEY_OF['redo']})")
     # A picker, not st.tabs: only the view picked is sent to the browser, and picking one reruns the page.
     mirror("tab", box.view)
     st.segmented_control("View", VIEWS, key="tab", label_visibility="collapsed", required=True,
