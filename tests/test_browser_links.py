@@ -157,3 +157,24 @@ def test_the_page_loads_embedded(chromium, sandbox):
         no_exception_box(page)
     finally:
         page.context.close()
+
+
+def test_back_and_forward_show_the_screens_their_addresses_name(sandbox_page):
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    step(page)
+    settled_url(page, "actions=")
+    step(page)
+    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of")
+    settled_url(page, "actions=")
+    page.go_back()
+    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 1 of", timeout=20_000)
+    back = settled_url(page, "actions=")
+    page.go_forward()
+    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of", timeout=20_000)
+    settled_url(page, "actions=")
+    page.reload()  # a reload shows the screen the address names, which is the one on screen
+    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of", timeout=30_000)
+    assert back != page.url
+    no_exception_box(page)

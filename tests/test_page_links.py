@@ -174,3 +174,22 @@ def test_copy_link_shows_the_whole_link_and_how_to_embed(at):
     link = next(c.value for c in at.code if "?model=script" in c.value)
     assert link.endswith("?model=script&script=add_then_answer&actions=" + query_of(at)["actions"])
     assert "&embed=true" in texts(at.caption)
+
+
+def test_back_and_forward_show_the_screen_their_address_names():
+    page = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    click(page, "Step")
+    after_one = dict(page.query_params)
+    assert after_one.get("actions"), after_one
+    click(page, "Step")
+    assert page.session_state["sandbox"].run.turn == 2
+    for key in list(page.query_params):
+        del page.query_params[key]
+    for key, value in after_one.items():  # the browser's Back: the address of the screen before
+        page.query_params[key] = value[-1] if isinstance(value, list) else value
+    run(page)
+    box = page.session_state["sandbox"]
+    assert box.run.turn == 1 and status(page).startswith("turn 1 of ")
+    assert not page.warning, texts(page.warning)
+    click(page, "Undo")  # the screen before Back is one Undo away
+    assert page.session_state["sandbox"].run.turn == 2

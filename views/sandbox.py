@@ -53,7 +53,7 @@ def sandbox() -> Sandbox:
     box = ss.sandbox = Sandbox(builtin_scripts())
     if serving.came_back_without_its_session():
         box.notice = Notice("warning", serving.SESSION_LOST)
-    query = {k: v for k, v in st.query_params.to_dict().items() if k.lower() not in ("embed", "embed_options")}
+    query = page_query()
     if query:
         link = from_query(query, list(builtin_scripts()), list(TOOLS))
         problems = box.open_link(link)
@@ -64,6 +64,24 @@ def sandbox() -> Sandbox:
         if len(box.tree.branches) > 1:
             ss.change_the_past = True  # open: the branch picker is in it, and it says which branch is on screen
     return box
+
+
+def page_query() -> dict[str, str]:
+    return {k: v for k, v in st.query_params.to_dict().items() if k.lower() not in ("embed", "embed_options")}
+
+
+def follow_history(box: Sandbox) -> None:
+    """Back or Forward put another of this page's addresses in the bar: show the screen it names."""
+    query = page_query()
+    if box.written_query is None or query == box.written_query:
+        return
+    link = from_query(query, list(builtin_scripts()), list(TOOLS))
+    problems = box.follow_link(link)
+    box.written_query = query
+    if problems:
+        box.notice = Notice("warning", "Part of this address could not be used: " + "; ".join(problems) + ".")
+    if len(box.tree.branches) > 1:
+        ss.change_the_past = True
 
 
 def act(method: Callable[..., Notice | None], *args: Any) -> None:
@@ -334,6 +352,7 @@ def look_back(box: Sandbox) -> int:
 
 def sandbox_view() -> None:
     box = sandbox()
+    follow_history(box)
     sidebar(box)
     st.title("Loop Sandbox")
     st.caption("An agent loop, one turn at a time: each request, each reply, each tool call, and the messages "

@@ -630,7 +630,27 @@ class Sandbox:
         return notes
 
     def open_link(self, link: Link) -> list[str]:
-        """Set the page as `link` says and replay its actions (never to a real model); the problems, in words."""
+        """A first visit on a link: the page as `link` says, its actions replayed (never to a real model); the
+        problems, in words. The replay is where the page starts: nothing of it to undo."""
+        problems = self._open_quietly(link)
+        self.undo_stack, self.redo_stack = [], []
+        return problems
+
+    def follow_link(self, link: Link) -> list[str]:
+        """The browser went Back or Forward to `link`'s address: this session shows that screen, and Undo comes
+        back to the one it showed before (the scripts loaded stay)."""
+        problems: list[str] = []
+        self._undoable(lambda: problems.extend(self._open_quietly(link)))
+        return problems
+
+    def _open_quietly(self, link: Link) -> list[str]:
+        self._replaying = True  # the link's actions are one action here, not one each
+        try:
+            return self._open(link)
+        finally:
+            self._replaying = False
+
+    def _open(self, link: Link) -> list[str]:
         problems = list(link.problems)
         self.model = ModelKind(link.model)
         if link.script:
@@ -656,6 +676,5 @@ class Sandbox:
                 problems.append(f"the run has no turn {link.turn} (it stops at turn {self.run.turn}), so the latest "
                                 "is shown")
         self.view = link.view
-        self.undo_stack, self.redo_stack = [], []  # the link's replay is where this page starts, not an undo
         return problems
 
