@@ -65,14 +65,17 @@ class StreamlitSession:
         self.page_script_hash = ""
         self.page_name = ""
         self.last_texts: list[str] = []
+        self.query_string = ""
+        """The page's address's query, as the page last wrote it: a browser sends it with every run."""
 
     @classmethod
     async def open(cls, url: str, existing_session: str = "", run: bool = True, headers: dict[str, str] | None = None,
-                   open_timeout: float = 30, page: str = "") -> StreamlitSession:
+                   open_timeout: float = 30, page: str = "", query_string: str = "") -> StreamlitSession:
         """Connect and run the page once, as a browser tab does when it loads (`run=False`: connect only).
 
         `page` is a multipage app's URL path (`write-your-loop` in `/write-your-loop`): the browser names the
-        page it was opened on in its first run; the server answers with that page's script hash."""
+        page it was opened on in its first run; the server answers with that page's script hash. `query_string`
+        is the address's query (a tab that reconnects sends the one it shows)."""
         stream = url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
         # The second entry is the XSRF token, used only for signed-in users: this client has none.
         protocols = ["streamlit", "no-token", existing_session] if existing_session else ["streamlit"]
@@ -80,7 +83,7 @@ class StreamlitSession:
                                           open_timeout=open_timeout, ping_interval=None,
                                           additional_headers=headers)
         session = cls(socket)
-        session.page_name = page
+        session.page_name, session.query_string = page, query_string
         if run:
             await session.rerun()
         return session
@@ -93,6 +96,7 @@ class StreamlitSession:
         client.page_script_hash = self.page_script_hash
         client.page_name = "" if self.page_script_hash else self.page_name
         client.fragment_id = fragment_id
+        client.query_string = self.query_string
         client.widget_states.widgets.extend(states or [])
         started = time.perf_counter()
         try:
@@ -136,6 +140,8 @@ class StreamlitSession:
             if kind == "new_session":
                 self.session_id = forward.new_session.initialize.session_id
                 self.page_script_hash = forward.new_session.page_script_hash
+            elif kind == "page_info_changed":
+                self.query_string = forward.page_info_changed.query_string
             elif kind == "navigation":  # st.navigation names the page it ran: the next run asks for that one
                 self.page_script_hash = forward.navigation.page_script_hash
             elif kind == "delta":

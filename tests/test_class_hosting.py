@@ -113,7 +113,8 @@ def test_a_learner_dropped_with_a_class_of_others_gets_their_run_back(sandbox):
             other = await StreamlitSession.open(sandbox.url, run=False)
             await other.close()
         await asyncio.sleep(0.5)  # the server notices the last closes
-        back = await StreamlitSession.open(sandbox.url, existing_session=learner.session_id)
+        back = await StreamlitSession.open(sandbox.url, existing_session=learner.session_id,
+                                           query_string=learner.query_string)
         try:
             return learner.session_id, back.session_id, back.last_texts
         finally:
@@ -134,6 +135,7 @@ def test_the_code_loaded_at_start_leaves_the_collectors_walk_and_sessions_are_st
         for learner in learners:
             await learner.rerun(learner.pick("Script", RUNAWAY))
             await learner.rerun(*learner.press("Step"))
+        for learner in learners:  # all at once: a time-out of one second must not start while others still step
             await learner.close()
 
     with SandboxServer(options=["--server.disconnectedSessionTTL", "1"], streamlit=probe,

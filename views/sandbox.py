@@ -51,15 +51,18 @@ def sandbox() -> Sandbox:
     if found is not None:
         return found
     box = ss.sandbox = Sandbox(builtin_scripts())
-    if serving.came_back_without_its_session():
-        box.notice = Notice("warning", serving.SESSION_LOST)
+    came_back = serving.came_back_without_its_session()
     query = page_query()
+    if came_back:
+        box.notice = Notice("warning", serving.SESSION_REBUILT if query else serving.SESSION_LOST)
     if query:
         link = from_query(query, list(builtin_scripts()), list(TOOLS))
         problems = box.open_link(link)
         said = [REAL_LINK] if link.model == ModelKind.REAL else []
         if problems:
             said.append("Part of this link could not be used: " + "; ".join(problems) + ".")
+        if came_back:
+            said.insert(0, serving.SESSION_REBUILT)
         box.notice = Notice("warning", "  \n".join(said)) if said else None
         if len(box.tree.branches) > 1:
             ss.change_the_past = True  # open: the branch picker is in it, and it says which branch is on screen

@@ -60,6 +60,10 @@ SESSION_STORE_PATH = ("_session_mgr", "_session_storage", "_cache", "_maxsize") 
 SESSION_LOST = ("The connection to the server broke, and the server this page came back to no longer had your "
                 "session (its process was restarted or stopped, or you were away longer than it keeps one): this "
                 "is a fresh start, and the run you had is gone.")
+SESSION_REBUILT = ("The connection to the server broke, and the server this page came back to no longer had your "
+                   "session (its process was restarted or stopped, or you were away longer than it keeps one): the "
+                   "page replayed its address, so the run is back as its link holds it. Undo's history, a file you "
+                   "loaded and a real model's replies are not in a link.")
 
 _done_in_this_process = False
 _frozen = threading.Event()
