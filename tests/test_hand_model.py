@@ -86,3 +86,20 @@ def test_a_session_saved_as_a_script_loads_back_like_a_built_in_one_and_replays_
     while not again.done:
         step(again, fake)
     assert console_lines(again) == console_lines(state) and again.messages == state.messages
+
+
+@pytest.mark.parametrize("fields", [{"max_tokens": -1}, {"max_tokens": "5"}, {"temperature": 3}, {"top_k": -1}])
+def test_a_reply_by_hand_meets_the_same_checks_as_a_script_s(fields):
+    """One checked path: the hand model refuses a body the FakeModel refuses, in the same words."""
+    from agent.api.requests import RequestRejected
+    from agent.models.fake import FakeModel
+    from agent.scripts import load_script
+
+    messages = [{"role": "user", "content": "Hi"}]
+    with pytest.raises(RequestRejected) as scripted:
+        FakeModel(load_script("add_then_answer")).create(messages, **fields)
+    hand = HandModel()
+    hand.give("end_turn", [{"type": "text", "text": "Hello."}], [])
+    with pytest.raises(RequestRejected) as by_hand:
+        hand.create(messages, **fields)
+    assert str(by_hand.value) == str(scripted.value)

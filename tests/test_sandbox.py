@@ -197,3 +197,33 @@ def test_a_link_replays_through_the_same_actions(box):
 def test_the_model_names_are_one_word_each(box):
     assert [kind.value for kind in ModelKind] == ["Script", "Toy", "Real"]
     assert box.link().model == "Script"
+
+
+def test_an_edit_over_threads_never_reaches_the_real_model_as_a_continue_of_the_old_reply():
+    """Point 2: the real SDK over HTTP to the stand-in: after an edit, the history goes out whole, checked."""
+    from agent.real import AnthropicModel, running_server
+    from agent.scripts import load_script
+
+    script = load_script("add_then_answer")
+    with running_server(script) as server:
+        heard = []
+        server.on_answer = lambda endpoint, body, answer: heard.append(body)
+        model = AnthropicModel("sk-test", base_url=server.base_url, max_retries=0)
+        box = Sandbox(view.builtin_scripts())
+        box.pick_model("Real")
+        box.change_setting("threads", True)
+        box.step(real=model)
+        box.fork(1)
+        edited = [{"type": "text", "text": ""}] + [b for b in box.run.messages[1]["content"] if b["type"] != "text"]
+        box.edit_reply("tool_use", edited)
+        box.step(real=model)
+        record = box.run.records[-1]
+        assert len(heard) == 1  # the edited history was refused before it left: the server saw only turn 1
+        assert record.refused_unsent and "text content blocks must be non-empty" in record.error
+        assert record.thread == {"type": "create"} and "edited" in record.thread_lost
+        box.undo()  # the refused Step taken back (a real model's run is kept whole for Undo)
+        good = [{"type": "text", "text": "Adding."}] + edited[1:]
+        box.edit_reply("tool_use", good)
+        box.step(real=model)
+        assert heard[-1]["thread"] == {"type": "create"} and heard[-1]["messages"] == box.run.messages[:3]
+        assert box.run.records[-1].reply is not None

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.api import signing
-from agent.api.requests import RequestChecker, RequestRejected
+from agent.api.requests import RequestChecker, as_message_list, request_body, thinking_enabled
 from agent.tools import TOOLS, input_problem
 
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal",
@@ -142,12 +142,14 @@ class HandModel:
         self.pending = reply
         return reply
 
-    def create(self, messages: list[dict[str, Any]], *, system: str = "", tools: list[dict[str, Any]] | None = None,
-               max_tokens: int = 1024, **_: Any) -> dict[str, Any]:
-        """Check the request as the API would, then answer with the reply the person gave."""
-        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-            raise RequestRejected("max_tokens: Input should be greater than or equal to 1")
-        self._checker.require(messages)
+    def create(self, messages: Any, *, system: Any = "", tools: Any = None, max_tokens: Any = 1024,
+               **options: Any) -> dict[str, Any]:
+        """Check the request as the FakeModel and the toy do (the body's fields, then the conversation), then
+        answer with the reply the person gave."""
+        messages = as_message_list(messages)
+        self._checker.require_fields(request_body(options.pop("model", HAND_MODEL), max_tokens, system, tools,
+                                                  options))
+        self._checker.require(messages, thinking=thinking_enabled(options))
         if self.pending is None:
             raise NoReplyGiven("you are the model: write its reply first, then send it")
         reply, self.pending = self.pending, None
