@@ -22,10 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.page.names import ModelKind, View
 from agent.untrusted import UntrustedInputError, parse_json
 
-MODELS = {"script": "Script", "toy": "Toy", "real": "Real"}  # the URL's word -> the page's Model switch value
-VIEWS = {"run": "Run", "loop": "The loop", "messages": "Messages", "export": "Export"}
+MODELS = {kind.word: kind.value for kind in ModelKind}  # the URL's word -> the page's Model switch value
+VIEWS = {view.word: view.value for view in View}
 MAX_ACTIONS = 400
 MAX_QUERY_CHARS = 60_000  # a browser keeps far longer URLs; a link this long is not one a lesson would hold
 MAX_TEXT_CHARS = 4_000  # a task, a system prompt, an edited text: longer is not a link's business

@@ -23,7 +23,6 @@ import json
 import pickle
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from agent.branches import MAIN, BranchError, RunTree
@@ -33,6 +32,7 @@ from agent.models.faults import Fault, fault_applied
 from agent.models.hand_model import HandModel, HandReplyError, tool_use_ids
 from agent.models.toy import ToyModel
 from agent.page.links import Link
+from agent.page.names import ModelKind, View
 from agent.scripts import Script, ScriptError, parse_script_text
 from agent.tools import TOOLS
 from agent.untrusted import UntrustedInputError, parse_json
@@ -41,15 +41,7 @@ REFERENCE_SCRIPT = "add_then_answer"  # the page starts on the lesson's referenc
 MAX_TURNS_ON_PAGE = 500  # the Turn limit field's maximum
 MAX_TOKENS_ON_PAGE = 128_000  # the max_tokens field's maximum
 MAX_UNDO = 200  # snapshots kept: a long session does not grow without end
-VIEWS = ("Run", "The loop", "Messages", "Export")
-
-
-class ModelKind(StrEnum):
-    """The three models of the page's Model switch."""
-
-    SCRIPT = "Script"
-    TOY = "Toy"
-    REAL = "Real"
+VIEWS = tuple(View)
 
 
 @dataclass(frozen=True)
@@ -118,7 +110,7 @@ class Sandbox:
     """Replies written by hand on this run (it numbers their tool ids)."""
     looked_at: int | None = None
     """The turn the look-back slider shows; None for the latest."""
-    view: str = VIEWS[0]
+    view: str = View.RUN
     """The view picked: Run, The loop, Messages or Export."""
     log: list[list[Any]] = field(default_factory=list)
     """The actions taken since the run started, as a link holds them (`agent.page.links.ACTIONS`)."""

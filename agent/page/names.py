@@ -1,0 +1,33 @@
+"""One name for each of the page's choices: the models of the Model switch and the views, with the word each
+takes in a link's address. The Sandbox, the links and the views all read these."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ModelKind(StrEnum):
+    """The three models of the page's Model switch."""
+
+    SCRIPT = "Script"
+    TOY = "Toy"
+    REAL = "Real"
+
+    @property
+    def word(self) -> str:
+        """The model's word in a link: `script`, `toy`, `real`."""
+        return self.value.lower()
+
+
+class View(StrEnum):
+    """The views of the sandbox page, in the picker's order."""
+
+    RUN = "Run"
+    LOOP = "The loop"
+    MESSAGES = "Messages"
+    EXPORT = "Export"
+
+    @property
+    def word(self) -> str:
+        """The view's word in a link: `run`, `loop`, `messages`, `export`."""
+        return {"The loop": "loop"}.get(self.value, self.value.lower())
