@@ -10,9 +10,11 @@ import json
 
 import pytest
 
+from agent.loop import console_lines
 from agent.page import view
 from agent.page.branches_view import branch_caption
 from agent.page.sandbox import ModelKind, Sandbox
+from agent.page.screen import screen_of
 
 
 @pytest.fixture
@@ -221,9 +223,25 @@ def test_an_edit_over_threads_never_reaches_the_real_model_as_a_continue_of_the_
         assert len(heard) == 1  # the edited history was refused before it left: the server saw only turn 1
         assert record.refused_unsent and "text content blocks must be non-empty" in record.error
         assert record.thread == {"type": "create"} and "edited" in record.thread_lost
+        shown = screen_of(box)  # point 3: a request refused before it left is not said to be sent
+        assert shown.turn_sent.line.startswith("**Turn 2 was refused before sending: it held** 3 messages")
+        assert console_lines(box.run, readable=True)[-1].startswith(
+            "messages sent each turn: 1, 3 (refused before sending)")
         box.undo()  # the refused Step taken back (a real model's run is kept whole for Undo)
         good = [{"type": "text", "text": "Adding."}] + edited[1:]
         box.edit_reply("tool_use", good)
         box.step(real=model)
         assert heard[-1]["thread"] == {"type": "create"} and heard[-1]["messages"] == box.run.messages[:3]
         assert box.run.records[-1].reply is not None
+
+
+def test_over_a_thread_the_turn_heading_lists_no_tools_it_did_not_send(box):
+    box.pick_script("three_tool_chain")
+    box.change_setting("threads", True)
+    box.step()
+    box.step()
+    first, second = screen_of(box).turn_sent, None
+    box.look_at(1)
+    second, first = first, screen_of(box).turn_sent
+    assert "tools: " + ", ".join(box.run.tool_names) in first.line  # the thread's create carries them
+    assert second.line.endswith("tools: kept by the thread") and "tools" not in second.request

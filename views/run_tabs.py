@@ -15,15 +15,15 @@ import streamlit as st
 from agent.branches import MAIN
 from agent.loop import RunState
 from agent.models.hand_model import written_by_hand
-from agent.models.toy import TOY_MODEL_NAME
 from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import view
 from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
 from agent.page.lesson_loop import lesson_source, shown_record
+from agent.page.names import ModelKind
 from agent.page.safe_text import CODE_CHARS, as_code, as_sentence, clip_text
-from agent.page.sandbox import ModelKind
-from agent.real import DEFAULT_MODEL, record_script
+from agent.page.screen import Screen
+from agent.real import record_script
 from agent.scripts import ScriptError
 from agent.summary import message_line
 from views import change_the_past  # marks a branch's fork, faults and edits on the graph and the console
@@ -36,18 +36,8 @@ CONSOLE_LINE_CHARS = 2_000  # a console line is clipped here: a 20 MB answer is 
 ss = st.session_state
 
 
-def model_name() -> str:
-    """The model the run's requests name: the real model's, the toy's, or the FakeModel's own."""
-    box = ss.sandbox
-    return {ModelKind.REAL: box.real_model_name or DEFAULT_MODEL, ModelKind.TOY: TOY_MODEL_NAME}.get(
-        box.run_model, "fake")
-
-
-def priced_model() -> str:
-    return model_name() if ss.sandbox.run_model == ModelKind.REAL else ""
-
-
-def run_view(run: RunState, shown: RunState, turn: int) -> None:
+def run_view(screen: Screen) -> None:
+    run, shown = screen.run, screen.shown
     left, right = st.columns([5, 6], gap="large")
     with left:
         whole = st.toggle("Every turn", key="whole_graph",
@@ -66,14 +56,15 @@ def run_view(run: RunState, shown: RunState, turn: int) -> None:
         with st.container(height=190 if shown.turn > 6 else "content", border=False, autoscroll=True):
             lines = [clip_text(line, CONSOLE_LINE_CHARS, "the Export tab") for line in change_the_past.console(shown)]
             st.code("\n".join(lines), language=None, wrap_lines=True)
-        total = view.run_usage_line(shown, priced_model())
+        total = view.run_usage_line(shown, screen.priced_model)
         if total:
             st.caption(total)
-        turn_details(run, turn)
+        turn_details(screen)
 
 
-def turn_details(run: RunState, turn: int) -> None:
+def turn_details(screen: Screen) -> None:
     """The exact request a turn sent and the reply that came back, under the turn's heading."""
+    run, turn = screen.run, screen.turn
     heading = f"##### Turn {turn}\n\n" if turn else "##### Before the first turn\n\n"
     if turn == run.turn and run.error:  # attempts at the next turn that have failed so far
         tries = len(view.failed_attempts(run, turn + 1))
@@ -89,36 +80,32 @@ def turn_details(run: RunState, turn: int) -> None:
     for attempt in view.failed_attempts(run, turn):
         st.error(f"Attempt at turn {turn} failed first: {as_sentence(attempt.error, api_key()[0])} It was not counted; "
                  "the next Step tried again.", icon=":material/replay:")
-    request = view.request_sent(run, record, model_name())
-    sent = view.sent_by_turn(run, record, model_name())
-    tools = "kept by the thread" if "tools" not in request and sent.thread == "continue" else \
-        ", ".join(tool["name"] for tool in request.get("tools", [])) or "none"
-    went = "was refused before sending: it held" if record.refused_unsent else "sent"
-    st.markdown(f"{heading}**Turn {turn} {went}** {sent.words} · {sent.bytes:,} bytes · max_tokens "
-                f"{request['max_tokens']} · tools: {tools}")
-    if (note := view.thread_note(sent)) is not None:
+    said = screen.turn_sent
+    assert said is not None and said.record is record
+    st.markdown(f"{heading}{said.line}")
+    if (note := view.thread_note(said.sent)) is not None:
         st.caption(note)
-    show_json_lazily("The exact request (JSON)", request, f"request{turn}")
+    show_json_lazily("The exact request (JSON)", said.request, f"request{turn}")
     if record.reply is None:  # the run's outcome above says why, in full: not twice
         why = "the model had no reply to give" if record.branch == "no_reply" else "the request was refused"
         st.markdown(f"**No reply came back**: {why}, and the run ended here (the notice above says why).")
         return
     st.markdown(f"**The reply came back** with stop_reason {as_code(record.reply.get('stop_reason'))}, and the loop "
                 f"{view.BRANCH_WORDS.get(record.branch, record.branch)}.")
-    st.caption(turn_cost_line(record))
+    st.caption(turn_cost_line(record, screen.priced_model))
     added = view.added_by_turn(run, turn)
     st.html(messages_html(run.messages[added.start:added.stop], added.start, added, f"new in turn {turn}"))
     show_json_lazily("The reply as it came back (JSON)", record.reply, f"reply{turn}")
 
 
-def turn_cost_line(record) -> str:
+def turn_cost_line(record, priced_model: str) -> str:
     """A turn's usage and time, in words that fit the model: a script's reply may carry no usage, and takes no time."""
     if written_by_hand(record.reply):
         return "Written by hand: a reply you write has no usage, and no model took time over it"
     if ss.sandbox.run_model == ModelKind.SCRIPT:
         usage = view.usage_line(record.usage) if record.usage else "the script gives this reply no usage"
         return f"Usage: {usage} · a script answers at once"
-    usage = view.usage_line(record.usage, priced_model())
+    usage = view.usage_line(record.usage, priced_model)
     if ss.sandbox.run_model == ModelKind.TOY:
         return f"Usage: {usage} (the toy's estimate: about four characters a token)"
     return f"Usage: {usage} · the model took {record.model_seconds * 1000:.0f} ms"
@@ -141,8 +128,9 @@ def show_json_lazily(label: str, value: Any, key: str) -> None:
                                    icon=":material/download:")
 
 
-def loop_view(shown: RunState, turn: int) -> None:
+def loop_view(screen: Screen) -> None:
     """The lesson's loop with the turn's lines lit, then the same turn round the cycle, each at a size to read."""
+    shown, turn = screen.shown, screen.turn
     record = shown_record(shown, turn)
     ended = record is not None and shown.done and record is shown.records[-1]
     where = f"turn {record.turn}" if record else "before the first turn"
@@ -152,7 +140,8 @@ def loop_view(shown: RunState, turn: int) -> None:
     st.graphviz_chart(loop_diagram(record.branch if record else None).source)  # scrolls sideways rather than shrink
 
 
-def messages_view(shown: RunState, turn: int) -> None:
+def messages_view(screen: Screen) -> None:
+    shown, turn = screen.shown, screen.turn
     messages = shown.messages
     new = view.added_by_turn(shown, turn)
     threaded = any(r.thread is not None for r in shown.records)  # the model holds the thread: not the whole array
@@ -182,7 +171,8 @@ def chat_completions_view(shown: RunState, new: range) -> None:
     st.html(chat_pairs_html(side_by_side(shown.messages, shown.system), new, stop))
 
 
-def export_view(run: RunState) -> None:
+def export_view(screen: Screen) -> None:
+    run = screen.run
     st.caption("Everything the page shows, as files.")
     st.download_button("Messages (JSON)", lambda: json.dumps(run.messages, indent=2, ensure_ascii=False),
                        file_name="messages.json", mime="application/json", on_click="ignore",
@@ -193,7 +183,8 @@ def export_view(run: RunState) -> None:
                        mime="text/vnd.graphviz", on_click="ignore", icon=":material/download:")
     try:
         recorded = record_script(run)
-        script = json.dumps({**recorded.to_dict(), "about": recorded_about(run, len(recorded.replies))}, indent=2)
+        about = recorded_about(run, len(recorded.replies), screen.model_name)
+        script = json.dumps({**recorded.to_dict(), "about": about}, indent=2)
         script += "\n"
     except ScriptError as exc:  # e.g. no reply yet: nothing to replay
         st.caption(f"The run as a FakeModel script: {as_sentence(exc, api_key()[0])}")
@@ -203,10 +194,10 @@ def export_view(run: RunState) -> None:
                        icon=":material/download:")
 
 
-def recorded_about(run: RunState, entries: int) -> str:
+def recorded_about(run: RunState, entries: int, model_name: str) -> str:
     """What a script recorded on the page says about where it came from, from the branch's own records."""
     box = ss.sandbox
     source = {ModelKind.SCRIPT: f"the script “{box.script_models[MAIN].script.title}”",
-              ModelKind.TOY: "the toy model", ModelKind.REAL: f"the real model {model_name()}"}[box.run_model]
+              ModelKind.TOY: "the toy model", ModelKind.REAL: f"the real model {model_name}"}[box.run_model]
     edited = sum(mark.kind == "edited" for mark in box.tree.branch.marks.values())
     return view.recorded_about(run, source, entries, edited)

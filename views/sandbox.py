@@ -20,8 +20,10 @@ from agent.models.toy import CAN_DO, EXAMPLE_TASKS
 from agent.page import view
 from agent.page.keys import KEY_OF, KEYS_CAPTION, KEYS_JS
 from agent.page.links import from_query
+from agent.page.names import ModelKind, View
 from agent.page.safe_text import as_text, scrub
-from agent.page.sandbox import MAX_TOKENS_ON_PAGE, MAX_TURNS_ON_PAGE, VIEWS, ModelKind, Notice, Sandbox
+from agent.page.sandbox import MAX_TOKENS_ON_PAGE, MAX_TURNS_ON_PAGE, VIEWS, Notice, Sandbox
+from agent.page.screen import Screen, screen_of
 from agent.real import DEFAULT_MODEL
 from agent.summary import clip
 from agent.tools import TOOLS
@@ -32,10 +34,6 @@ from views.run_tabs import api_key, export_view, loop_view, messages_view, run_v
 ss = st.session_state
 MODELS = {kind.value: kind.value for kind in ModelKind}  # the Model switch: its values and what it says
 LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest characters, not all of a huge one
-SETTINGS_CHANGED_MID_RUN = ("The settings changed since this run started. Reset starts a run with them; Step "
-                            "carries on with the old ones.")
-SETTINGS_CHANGED_AFTER_END = ("The settings changed since this run finished. Step (or Run to end) starts a new run "
-                              "with them.")
 REAL_LINK = ("This link was made with the real model. A link never calls one: its settings are back, and the run "
              "starts afresh. Step sends the task to the model.")
 LIVE_PREVIEW_EVERY = 0.1  # seconds between redraws of the preview: a long reply arrives in many small events
@@ -277,14 +275,15 @@ def sandbox_main() -> None:
         if live is not None:
             live.empty()
     change_the_past.panel(lambda: model_for_this_run(live))  # drawn only while open: views/change_the_past.py
-    run = box.run
-    st.progress(min(run.turn / run.max_turns, 1.0), text=view.run_summary(run))
+    shown = screen_of(box)  # once a rerun, after its actions: every figure below is read from it
+    run = shown.run
+    st.progress(shown.progress, text=shown.status)
     # Notices and the slider come and go; in a fixed slot they never shift what is drawn below them, so the
     # browser updates the graph in place instead of building it anew. One slot for both: each block drawn is a
     # message a Step sends, and the URL's update (page_link.write_query) is one more.
     with st.container():
         show_notice(box)
-        outcome = show_outcome(box)
+        outcome = show_outcome(box, shown.outcome)
         if box.run_model == ModelKind.REAL and outcome and outcome.kind == "bad_request" \
                 and run.records[-1].refused_unsent:
             if st.button("Send it to the model anyway", icon=":material/send:",
@@ -294,19 +293,18 @@ def sandbox_main() -> None:
                 if real is not None:
                     box.notice = box.send_anyway(real)
                 st.rerun()  # draw the run as it now stands
-        if box.settings_changed:
-            st.info(SETTINGS_CHANGED_AFTER_END if run.done else SETTINGS_CHANGED_MID_RUN, icon=":material/tune:")
-        turn = look_back(box)
-    shown = view.snapshot(run, turn)
+        if shown.settings_note:
+            st.info(shown.settings_note, icon=":material/tune:")
+        look_back(box, shown)
     with st.container(key="view_area"):  # its columns wrap under each other on a narrow page (PAGE_CSS)
-        if box.view == "Run":
-            run_view(run, shown, turn)
-        elif box.view == "The loop":
-            loop_view(shown, turn)
-        elif box.view == "Messages":
-            messages_view(shown, turn)
+        if box.view == View.RUN:
+            run_view(shown)
+        elif box.view == View.LOOP:
+            loop_view(shown)
+        elif box.view == View.MESSAGES:
+            messages_view(shown)
         else:
-            export_view(run)
+            export_view(shown)
     page_link.write_query(box)  # after the run's every change: the URL opens this screen
 
 
@@ -318,8 +316,7 @@ def show_notice(box: Sandbox) -> None:
         box.notice = None
 
 
-def show_outcome(box: Sandbox) -> view.Outcome | None:
-    outcome = view.outcome(box.run)
+def show_outcome(box: Sandbox, outcome: view.Outcome | None) -> view.Outcome | None:
     if outcome is None:
         return None
     key, _ = api_key() if box.run_model == ModelKind.REAL else ("", "")
@@ -335,19 +332,16 @@ def show_outcome(box: Sandbox) -> view.Outcome | None:
     return outcome
 
 
-def look_back(box: Sandbox) -> int:
-    """The turn whose state the page shows: the latest, unless the slider looks back."""
-    run = box.run
-    if run.turn == 0:
-        return 0
-    mirror("look_back", box.turn_shown)
-    turn = st.slider("Look back: the state after turn", 0, run.turn, key="look_back",
-                     on_change=lambda: box.look_at(ss.look_back),
-                     help="Keys: ← → one turn back or forward, Home and End the first and the last turn.")
-    if turn < run.turn:
-        st.caption(f"Looking back at turn {turn} of {run.turn}. Step and Run to end carry on from turn "
-                   f"{run.turn}.")
-    return turn
+def look_back(box: Sandbox, shown: Screen) -> None:
+    """The slider that looks back at an earlier turn's state (keys: the arrows, Home, End)."""
+    if shown.run.turn == 0:
+        return
+    mirror("look_back", shown.turn)
+    st.slider("Look back: the state after turn", 0, shown.run.turn, key="look_back",
+              on_change=lambda: box.look_at(ss.look_back),
+              help="Keys: ← → one turn back or forward, Home and End the first and the last turn.")
+    if shown.looking_back:
+        st.caption(shown.looking_back)
 
 
 # ---------------------------------------------------------------- the page

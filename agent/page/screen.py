@@ -1,0 +1,98 @@
+"""What the sandbox page shows, worked out once a rerun from the Sandbox: one value the views draw.
+
+Every counter, heading and caption that more than one place could say comes from here, so two places on
+screen read the same field and cannot disagree. Streamlit-free; `views/` draws it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent.loop import RunState, TurnRecord
+from agent.models.toy import TOY_MODEL_NAME
+from agent.page import view
+from agent.page.names import ModelKind
+from agent.page.sandbox import Sandbox
+from agent.real import DEFAULT_MODEL
+
+SETTINGS_CHANGED_MID_RUN = ("The settings changed since this run started. Reset starts a run with them; Step "
+                            "carries on with the old ones.")
+SETTINGS_CHANGED_AFTER_END = ("The settings changed since this run finished. Step (or Run to end) starts a new run "
+                              "with them.")
+
+
+@dataclass(frozen=True)
+class TurnSent:
+    """What the turn shown sent, as its heading says it."""
+
+    record: TurnRecord
+    request: dict[str, Any]
+    """The whole request body, the model named first."""
+    sent: view.Sent
+    went: str
+    """`sent`, or, for a request the check refused before it left, words that say so."""
+    tools: str
+    """The tools the request carried, in words (a thread's `continue` carries none: the thread keeps them)."""
+
+    @property
+    def line(self) -> str:
+        return (f"**Turn {self.record.turn} {self.went}** {self.sent.words} · {self.sent.bytes:,} bytes · "
+                f"max_tokens {self.request['max_tokens']} · tools: {self.tools}")
+
+
+@dataclass(frozen=True)
+class Screen:
+    """The page as it stands after this rerun's actions."""
+
+    run: RunState
+    """The run on screen (the current branch's)."""
+    turn: int
+    """The turn looked at."""
+    shown: RunState
+    """The run as it stood after `turn`."""
+    status: str
+    """The status line under the Step row."""
+    progress: float
+    outcome: view.Outcome | None
+    settings_note: str | None
+    """Why the controls and the run's settings differ, when they do."""
+    looking_back: str | None
+    """The caption under the slider while it looks back."""
+    model_name: str
+    """The model the run's requests name."""
+    priced_model: str
+    """The model whose prices the usage lines use ("" for a script or the toy: nobody pays)."""
+    turn_sent: TurnSent | None
+    """What the turn looked at sent; None before the first turn."""
+
+
+def model_name_of(box: Sandbox) -> str:
+    return {ModelKind.REAL: box.real_model_name or DEFAULT_MODEL, ModelKind.TOY: TOY_MODEL_NAME}.get(
+        box.run_model, "fake")
+
+
+def turn_sent(run: RunState, record: TurnRecord, model_name: str) -> TurnSent:
+    request = view.request_sent(run, record, model_name)
+    sent = view.sent_by_turn(run, record, model_name)
+    tools = "kept by the thread" if "tools" not in request and sent.thread == "continue" else \
+        ", ".join(tool["name"] for tool in request.get("tools", [])) or "none"
+    went = "was refused before sending: it held" if record.refused_unsent else "sent"
+    return TurnSent(record, request, sent, went, tools)
+
+
+def screen_of(box: Sandbox) -> Screen:
+    run = box.run
+    turn = box.turn_shown
+    name = model_name_of(box)
+    settings_note = None
+    if box.settings_changed:
+        settings_note = SETTINGS_CHANGED_AFTER_END if run.done else SETTINGS_CHANGED_MID_RUN
+    looking_back = (f"Looking back at turn {turn} of {run.turn}. Step and Run to end carry on from turn "
+                    f"{run.turn}.") if turn < run.turn else None
+    record = view.record_of_turn(run, turn)
+    return Screen(run=run, turn=turn, shown=view.snapshot(run, turn), status=view.run_summary(run),
+                  progress=min(run.turn / run.max_turns, 1.0), outcome=view.outcome(run),
+                  settings_note=settings_note, looking_back=looking_back, model_name=name,
+                  priced_model=name if box.run_model == ModelKind.REAL else "",
+                  turn_sent=turn_sent(run, record, name) if record is not None else None)
