@@ -223,7 +223,8 @@ class RunTree:
         if record.reply is not None and old.reply is not None and "id" in old.reply:
             record.reply["id"] = old.reply["id"]  # the reply it changes, changed: a script goes on after it
         words = _reply_change(old.reply or {}, record.reply or {})
-        if words == "unchanged":
+        if (old.reply or {}).get("content") == (record.reply or {}).get("content") and \
+                (old.reply or {}).get("stop_reason") == (record.reply or {}).get("stop_reason"):
             raise BranchError(f"the reply is as turn {turn} had it: there is nothing to apply")
         # The branch keeps its RunState object (a page holds on to it), with the edited turn's data in it; the
         # records keep their places, so the marks do too (the edited turn's own is replaced below).
@@ -304,4 +305,4 @@ def _reply_change(old: dict[str, Any], new: dict[str, Any]) -> str:
         if [b for b in new.get("content", []) if b.get("type") == kind] != \
                 [b for b in old.get("content", []) if b.get("type") == kind]:
             said.append(f"{kind} changed")
-    return ", ".join(said) or "unchanged"
+    return ", ".join(said) or "blocks in another order"
