@@ -257,7 +257,7 @@ def sandbox_main() -> None:
             live.empty()
     change_the_past.panel(lambda: model_for_this_run(live))  # drawn only while open: views/change_the_past.py
     run = box.run
-    st.progress(min(run.turn / run.max_turns, 1.0), text=view.run_summary(run))
+    st.progress(min(view.turns_taken(run) / run.max_turns, 1.0), text=view.run_summary(run))
     # Notices and the slider come and go; in a fixed slot they never shift what is drawn below them, so the
     # browser updates the graph in place instead of building it anew. One slot for both: each block drawn is a
     # message a Step sends, and the URL's update (page_link.write_query) is one more.
