@@ -151,7 +151,8 @@ class LearnerOnThePage(RuleBasedStateMachine):
 
     def shown(self) -> tuple:
         box = self.ss["sandbox"]
-        return status(self.at), console(self.at), box.branch_name, list(box.tree.branches), box.run.to_json()
+        records = [(r.turn, r.branch, r.error) for r in box.run.records]  # not their timings: a redo replays
+        return status(self.at), console(self.at), box.branch_name, list(box.tree.branches), box.run.messages, records
 
     @precondition(lambda self: self.at is not None and bool(self.ss["sandbox"].undo_stack))
     @rule()
@@ -293,8 +294,9 @@ class LearnerOnThePage(RuleBasedStateMachine):
         state = self.run_state
         shown_turn = self.ss["sandbox"].turn_shown if state.turn and "look_back" in self.ss else 0
         line = status(self.at)
-        assert line.startswith(f"turn {state.turn} of {state.max_turns} · {len(state.messages)} message"), \
-            (self.said(), line)
+        taken = sum(r.counted and r.reply is not None for r in state.records)  # a request with no reply took no turn
+        assert line.startswith(f"turn {taken} of {state.max_turns} · "), (self.said(), line)
+        assert f" · {len(state.messages)} message" in line, (self.said(), line)
         if self.ss["tab"] != "Run":
             return
         lines = console(self.at)

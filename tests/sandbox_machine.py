@@ -181,7 +181,12 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
     def every_count_agrees(self) -> None:
         run = self.box.run
         summary = view.run_summary(run)
-        assert summary.startswith(f"turn {run.turn} of {run.max_turns} · {len(run.messages)} message")
+        taken = sum(r.counted and r.reply is not None for r in run.records)  # a request with no reply took no turn
+        last = run.records[-1] if run.records else None
+        unanswered = last is not None and last.counted and last.reply is None
+        ended = f"the request for turn {last.turn} " if unanswered else ""
+        assert summary.startswith(f"turn {taken} of {run.max_turns} · {ended}")
+        assert f" · {len(run.messages)} message" in summary
         calls = sum(len(r.tool_runs) for r in run.records)
         assert f"{calls} tool call" in summary
         assert 0 <= self.box.turn_shown <= run.turn

@@ -122,7 +122,7 @@ def test_a_fork_edited_into_a_bad_request_is_refused_on_the_page(sandbox_page):
     refused = page.get_by_test_id("stAlert").filter(has_text="String should match pattern").first
     expect(refused).to_be_visible(timeout=30_000)
     assert "fork: branch 1 leaves main" in graph_labels(page, "leaves main")
-    branch_map = page.locator('[data-testid="stGraphVizChart"]').filter(has_text="after turn 0").first
+    branch_map = page.locator('[data-testid="stGraphVizChart"]').filter(has_text="turn 1 edited").first
     expect(branch_map.locator("svg text").filter(has_text="bad request").first).to_be_attached(timeout=30_000)
     said = branch_map.locator("svg text").all_text_contents()
     assert said[:3] == ["main", "1 turn · going on", "branch 1"] and "bad request" in said[3]

@@ -33,8 +33,16 @@ def test_a_reply_cut_off_mid_call_stops_the_loop_and_runs_nothing():
     [record] = step_with_fault(state, fake, Fault("cut_off"))
     assert record.branch == "stopped" and state.result == "stopped: max_tokens" and record.tool_runs == []
     assert record.reply["content"] == [text("Let me add."), tool_use("toolu_01", "add", {"a": 2})]
-    assert record.reply["usage"]["output_tokens"] == state.max_tokens
+    assert "usage" not in record.reply  # the script's reply had none, and nobody measured the cut one
     assert fake.calls == 1  # the model did answer; its answer was cut
+
+
+def test_a_cut_off_keeps_the_usage_the_model_counted_and_invents_none():
+    counted = {**CALL, "usage": {"input_tokens": 412, "output_tokens": 57}}
+    cut = cut_off(counted, 1024)
+    assert cut["usage"] == {"input_tokens": 412, "output_tokens": 57} and cut["stop_reason"] == "max_tokens"
+    assert "usage" not in cut_off(CALL, 1024)
+    assert counted["usage"] == {"input_tokens": 412, "output_tokens": 57}  # the inner reply is left as it was
 
 
 def test_cutting_an_input_keeps_the_first_half_and_cuts_the_last_string_short():

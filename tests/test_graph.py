@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from agent.loop import RunState, run_to_end, step
 from agent.models.fake import FakeModel
-from agent.page.graph import CYCLE_NODES, PATHS, Digraph, loop_diagram, run_graph
+from agent.page.graph import CYCLE_NODES, HARNESS, PATHS, Digraph, loop_diagram, run_graph
 from agent.scripts import builtin_names, load_script
 from helpers import fake_run, reply, text, tool_use
 
@@ -28,7 +28,7 @@ def scripted(name: str, steps: int | None = None) -> RunState:
 
 def nodes(dot: str) -> dict[str, str]:
     """Node name -> its attribute text."""
-    found = dict(re.findall(r"^\t(\w+) \[(.*)\]$", dot, flags=re.M))
+    found = dict(re.findall(r"^\t+(\w+) \[(.*)\]$", dot, flags=re.M))  # a cluster's own nodes: one tab more
     return {name: attrs for name, attrs in found.items() if name not in ("graph", "node", "edge")}
 
 
@@ -166,6 +166,26 @@ def test_a_script_that_ran_out_ends_the_graph_and_lights_its_own_path():
     assert label(nodes(run_graph(state).source)["outcome"]).startswith("no reply\\n")
     diagram = loop_diagram("no_reply").source
     assert 'no_reply [label="no reply left:\\nthe run ends"' in diagram and 'color="#f08c00"' in diagram
+
+
+@pytest.mark.parametrize("branch", list(PATHS))
+def test_the_sandbox_s_own_exits_are_drawn_apart_from_run_agent_s_paths(branch):
+    """run_agent has no handler: a call that raises leaves it. Each path that leaves `send` without a reply is
+    the sandbox's, drawn dashed grey in a box labelled so; every other node and arrow is the lesson's loop."""
+    dot = loop_diagram(branch).source
+    cluster = re.search(r"^\tsubgraph cluster_sandbox \{\n(.*?)^\t\}$", dot, flags=re.M | re.S).group(1)
+    assert 'label="the sandbox, not run_agent\\n(run_agent raises here)"' in cluster and "style=dashed" in cluster
+    inside = set(re.findall(r"^\t\t(\w+) \[", cluster, flags=re.M)) - {"graph", "node", "edge"}
+    without_a_reply = {path[-1] for path in PATHS.values() if len(path) == 2 and path[0] == "send"}
+    assert inside == set(HARNESS) == without_a_reply == {"bad_request", "failed", "no_reply"}
+    found = nodes(dot)
+    for name in found:
+        assert ('style="filled,dashed"' in found[name]) == (name in HARNESS), name
+        if name in HARNESS and name not in PATHS[branch]:
+            assert 'color="#9aa5b1"' in found[name] and 'fillcolor="#f1f3f5"' in found[name]
+    for tail, head, attrs in re.findall(r"^\t(\w+) -> (\w+) \[(.*)\]$", dot, flags=re.M):
+        if "invis" not in attrs:
+            assert ("style=dashed" in attrs) == (head in HARNESS), (tail, head)
 
 
 def test_the_parts_of_the_cycle_not_taken_are_drawn_dark_enough_to_read():

@@ -1,6 +1,7 @@
 """The page's controls, driven through Streamlit's AppTest (the script runs for real, without a browser)."""
 
 import json
+import re
 
 import pytest
 from page_support import (
@@ -250,8 +251,27 @@ def test_the_loop_view_shows_a_refused_request_at_the_call_that_raised(at):
     assert at.session_state["sandbox"].run.records[-1].branch == "bad_request"
     open_tab(at, "The loop")
     lit = "\n".join(lit_lines(lesson_code(at)))
-    assert "model.create(messages)" in lit and "raised: the request was refused" in lit
-    assert "messages.append" not in lit
+    assert "model.create(messages)" in lit and "the request was refused: run_agent would raise here" in lit
+    assert "the sandbox catches it and ends the run" in lit and "messages.append" not in lit
+
+
+def test_the_loop_view_tells_the_sandbox_s_harness_from_run_agent(at):
+    open_tab(at, "The loop")
+    caption = texts(at.caption)
+    assert "with the lines that run before the first turn lit, and the value they set beside them" in caption
+    assert "before the first turn went through" not in caption
+    pick_script(at, "overloaded_529")
+    click(at, "Step")
+    click(at, "Step")  # turn 2's first attempt: 529
+    open_tab(at, "The loop")
+    lit = "\n".join(lit_lines(lesson_code(at)))
+    assert ("the call failed: run_agent would raise here (the exception leaves it); the sandbox keeps the run, "
+            "and the next Step tries again") in lit
+    assert "the failed attempt at turn 2 went through lit" in texts(at.caption)
+    diagram = next(g.proto.spec for g in at.get("graphviz_chart") if g.proto.spec.startswith("digraph loop"))
+    assert "subgraph cluster_sandbox" in diagram and "the sandbox, not run_agent" in diagram
+    assert re.search(r'failed \[label="failed: the next\\nStep tries again" color="#f08c00"[^]]*style="filled,dashed"',
+                     diagram)
 
 
 def test_the_messages_tab_marks_the_new_messages(at):

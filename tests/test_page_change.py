@@ -179,7 +179,8 @@ def agrees_with_the_tree(at: AppTest) -> None:
     picked, current = on_screen(at)
     assert picked == current
     state = tree.branch.state
-    assert status(at).startswith(f"turn {state.turn} of {state.max_turns}")
+    taken = sum(r.counted and r.reply is not None for r in state.records)  # a request with no reply took no turn
+    assert status(at).startswith(f"turn {taken} of {state.max_turns} · ")
     notes = console_notes(tree.branch) if tree.branch.marks else None
     assert console(at) == console_lines(state, returned=False, notes=notes)
     assert "had its value set via the Session State API" not in texts(at.warning)
@@ -412,7 +413,7 @@ def test_a_fork_after_a_turn_that_got_no_reply_says_so_and_can_give_it_one(at):
     assert main.turn == 6 and main.records[-1].branch == "no_reply" and main.records[-1].reply is None
     open_panel(at)
     click(at, "Fork here, after turn 6")  # `run` asserts no exception box
-    assert status(at).startswith("turn 6 of 6")
+    assert status(at).startswith("turn 5 of 6 · the request for turn 6 got no reply")  # no reply: no turn taken
     assert at.slider(key="look_back").value == 6
     assert "the script 'short_leash' has 5 replies and this is request 6" in texts(at.warning)  # the result box
     said = texts(at.info)
@@ -423,5 +424,6 @@ def test_a_fork_after_a_turn_that_got_no_reply_says_so_and_can_give_it_one(at):
     click(at, "Apply this reply")
     branch = at.session_state["sandbox"].run
     assert branch.result == "It is 6." and branch.records[-1].branch == "answer"
+    assert status(at).startswith("turn 6 of 6 · 12 messages")  # given a reply, turn 6 is a turn taken
     assert console(at)[5].startswith("turn 6:") and "reply edited: a reply where none came" in console(at)[5]
     assert at.session_state["sandbox"].tree.branches["main"].state.records[-1].reply is None  # main as it happened

@@ -17,10 +17,14 @@ from page_support import (
     pick_script,
     run,
     run_graph_dot,
+    status,
     texts,
 )
 from streamlit.testing.v1 import AppTest
 
+from agent.models.toy import ToyModel
+from agent.page import view
+from agent.tools import tool_schemas
 from agent.untrusted import MAX_FILE_BYTES
 
 
@@ -109,12 +113,49 @@ def test_a_turn_limit_past_the_scripts_replies_is_warned_of_where_it_is_set(at):
     assert not at.sidebar.warning  # the script's own limit, 40, stops the run before its replies run out
     run(at.number_input(key="max_turns").set_value(500))
     warned = at.sidebar.warning[0].value
-    assert "This script has 40 replies" in warned and "stops at turn 41" in warned and "limit of 500" in warned
+    assert "This script has 40 replies" in warned and "before the turn limit of 500 is reached" in warned
+    assert "the request for turn 41 gets no reply, and the run stops there after 40 turns" in warned
     click(at, "Run to end")
-    assert at.session_state["sandbox"].run.turn == 41  # what the warning said
+    last = at.session_state["sandbox"].run.records[-1]
+    assert (last.turn, last.branch) == (41, "no_reply")  # what the warning said
+    assert status(at).startswith("turn 40 of 500 · the request for turn 41 got no reply")
+    run(at.number_input(key="max_turns").set_value(41))  # one past the replies: they still run out first
+    assert "before the turn limit of 41 is reached" in at.sidebar.warning[0].value
+    run(at.number_input(key="max_turns").set_value(40))  # at equality the limit stops the run: no warning
+    assert not at.sidebar.warning
     pick_script(at, "add_then_answer")
     run(at.number_input(key="max_turns").set_value(500))
     assert not at.sidebar.warning  # a script that answers ends its run itself
+
+
+# ---- issue 25, point 8d: an injected cut-off invents no usage ---------------------------------------------------
+
+
+def inject(at: AppTest, kind: str) -> AppTest:
+    at.session_state["change_the_past"] = True
+    at.session_state["past_tab"] = "Inject a fault"
+    run(at)
+    run(at.selectbox(key="fault_kind").set_value(kind))
+    return click(at, "Step with this fault")
+
+
+def test_an_injected_cut_off_of_a_script_reply_shows_no_usage_nobody_measured(at):
+    inject(at, "cut_off")  # the reference script's replies carry no usage
+    assert at.session_state["sandbox"].run.records[-1].reply["stop_reason"] == "max_tokens"
+    said = texts(at.caption)
+    assert "Usage: the script gives this reply no usage" in said and "output tokens" not in said
+
+
+def test_an_injected_cut_off_keeps_the_toy_s_own_count_and_says_it_was_before_the_cut(at):
+    run(at.radio(key="model_choice").set_value("Toy"))
+    inject(at, "cut_off")
+    state = at.session_state["sandbox"].run
+    whole = ToyModel().create(state.messages[:1], system=state.system, tools=tool_schemas(state.tool_names),
+                              max_tokens=state.max_tokens)  # the toy's reply before the fault cut it
+    assert state.records[-1].usage == whole["usage"]
+    line = next(c for c in texts(at.caption).splitlines() if c.startswith("Usage:"))
+    assert line.startswith(f"Usage: {view.usage_line(whole['usage'])}, counted for the whole reply, before the "
+                           "injected fault cut its output at max_tokens")
 
 
 # ---- point 20: the uploader, the empty task, the console's words ------------------------------------------------

@@ -1,5 +1,6 @@
 """The page's plain functions: summaries, snapshots, outcomes, the loop's marked source, the HTML pieces."""
 
+import ast
 import html
 import json
 import re
@@ -14,7 +15,7 @@ from agent.models.fake import FakeModel
 from agent.models.toy import ToyModel
 from agent.page import safe_text, view
 from agent.page.html_cards import highlight, message_html, messages_html, source_html
-from agent.page.lesson_loop import find_parts, lesson_source, shown_record
+from agent.page.lesson_loop import RAISED, RAISED_ELSE, find_parts, lesson_source, loop_caption, shown_record
 from agent.scripts import builtin_names, load_script
 from helpers import fake_run, reply, text, thinking, tool_use
 
@@ -197,13 +198,40 @@ def test_a_call_that_raised_lights_the_call_and_nothing_after_it():
     state, model = scripted("overloaded_529", steps=2)  # turn 2's first attempt failed
     lit, notes = lit_of(state, state.turn)
     assert lit[-1] == "reply = model.create(messages)"
-    assert notes["reply = model.create(messages)"].endswith("raised: the call failed")
+    said = notes["reply = model.create(messages)"]
+    assert said.startswith("sends 3 messages → the call failed: run_agent would raise here (the exception leaves it)")
+    assert said.endswith("the sandbox keeps the run, and the next Step tries again")
     state, _ = scripted("runaway")
     state.max_turns = 60
     state.result = None
     step(state, FakeModel(load_script("runaway"), calls=40))  # the script has run out
     lit, notes = lit_of(state, state.turn)
-    assert state.records[-1].branch == "no_reply" and "raised: no reply to give" in notes[lit[-1]]
+    assert state.records[-1].branch == "no_reply"
+    assert notes[lit[-1]].endswith("→ no reply to give: run_agent would raise here (the exception leaves it); "
+                                   "the sandbox catches it and ends the run")
+
+
+def test_the_lesson_loop_has_no_handler_so_no_note_on_a_raised_call_says_it_carries_on():
+    """run_agent catches nothing: every note on a call that raised says the exception leaves it, and only the
+    sandbox's words speak of what comes after."""
+    assert not any(isinstance(node, ast.Try) for node in ast.walk(ast.parse(LESSON)))
+    for branch, said in RAISED.items():
+        loop_part, sandbox_part = said.split("; ")
+        assert loop_part.endswith("run_agent would raise here (the exception leaves it)"), branch
+        assert sandbox_part.startswith("the sandbox "), branch
+    assert RAISED_ELSE.endswith("run_agent would raise here (the exception leaves it)")
+
+
+def test_the_loop_caption_says_what_is_lit_in_plain_english():
+    before = loop_caption(None)
+    assert "with the lines that run before the first turn lit, and the value they set beside them." in before
+    assert "went through" not in before and "the same turn" not in before
+    state, _ = scripted("overloaded_529", steps=2)
+    assert "with the lines turn 1 went through lit" in loop_caption(view.record_of_turn(state, 1))
+    failed = loop_caption(shown_record(state, state.turn))
+    assert "with the lines the failed attempt at turn 2 went through lit" in failed
+    assert "Below it, the failed attempt at turn 2 round the loop's cycle" in failed
+    assert "dashed grey is the sandbox's own harness around run_agent" in failed
 
 
 def test_an_example_of_another_shape_is_shown_plain():
@@ -251,6 +279,38 @@ def test_settings_of_a_run_are_what_it_started_with():
 def test_run_summary_counts_turns_messages_and_calls():
     state, _ = scripted("failing_tool")
     assert view.run_summary(state) == "turn 4 of 40 · 8 messages · 3 tool calls · 1 failed"
+
+
+def test_a_request_that_got_no_reply_is_not_counted_as_a_turn_taken():
+    state, _ = scripted("runaway")
+    state.max_turns, state.result = 41, None
+    model = FakeModel(load_script("runaway"), calls=40)
+    step(state, model)  # the 41st request: the script has no reply left
+    assert state.records[-1].branch == "no_reply" and view.turns_taken(state) == 40
+    assert view.run_summary(state) == ("turn 40 of 41 · the request for turn 41 got no reply · 81 messages · "
+                                       "40 tool calls")
+    state, model = fake_run(reply("tool_use", tool_use("toolu_01")), reply("tool_use", tool_use("toolu_01")))
+    run_to_end(state, model)  # the request for turn 3 carries turn 2's reuse of the id: refused
+    assert state.records[-1].branch == "bad_request" and view.turns_taken(state) == 2
+    assert view.run_summary(state).startswith("turn 2 of 40 · the request for turn 3 was refused · 5 messages")
+    state, _ = scripted("overloaded_529", steps=2)  # a failed attempt is pending: turn 1 is all that was taken
+    assert view.turns_taken(state) == 1 and view.run_summary(state).startswith("turn 1 of ")
+
+
+@pytest.mark.parametrize("limit", [1, 39, 40, 41, 42, 500])
+def test_the_turn_limit_note_says_what_stops_the_run_first(limit):
+    """runaway has 40 replies, each calling a tool: the note's words are held against the run itself."""
+    script = load_script("runaway")
+    state = RunState(script.task, tool_names=script.tools, max_turns=limit)
+    run_to_end(state, FakeModel(script))
+    note = view.turn_limit_note(script, limit)
+    if limit <= 40:  # the limit is reached, at turn `limit`, before the replies run out
+        assert note is None and state.records[-1].branch == "limit" and view.turns_taken(state) == limit
+        return
+    assert state.records[-1].branch == "no_reply" and state.records[-1].turn == 41 and view.turns_taken(state) == 40
+    assert note == (f"This script has 40 replies, each asking for a tool, so the replies run out before the turn "
+                    f"limit of {limit:,} is reached: the request for turn 41 gets no reply, and the run stops there "
+                    f"after 40 turns. A limit of 40 or less is reached first.")
 
 
 def _visible(markup: str) -> str:

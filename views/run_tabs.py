@@ -19,7 +19,7 @@ from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import view
 from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
-from agent.page.lesson_loop import lesson_source, shown_record
+from agent.page.lesson_loop import lesson_source, loop_caption, shown_record
 from agent.page.names import ModelKind
 from agent.page.safe_text import CODE_CHARS, as_code, as_sentence, clip_text
 from agent.page.screen import Screen
@@ -102,10 +102,13 @@ def turn_cost_line(record, priced_model: str) -> str:
     """A turn's usage and time, in words that fit the model: a script's reply may carry no usage, and takes no time."""
     if written_by_hand(record.reply):
         return "Written by hand: a reply you write has no usage, and no model took time over it"
+    mark = ss.sandbox.tree.branch.mark_of(record)
+    cut = mark is not None and mark.kind == "injected" and mark.fault == "cut_off"  # its usage predates the cut
     if ss.sandbox.run_model == ModelKind.SCRIPT:
-        usage = view.usage_line(record.usage) if record.usage else "the script gives this reply no usage"
+        usage = view.reply_usage_line(record.usage, injected_cut=cut) if record.usage else \
+            "the script gives this reply no usage"
         return f"Usage: {usage} · a script answers at once"
-    usage = view.usage_line(record.usage, priced_model)
+    usage = view.reply_usage_line(record.usage, priced_model, cut)
     if ss.sandbox.run_model == ModelKind.TOY:
         return f"Usage: {usage} (the toy's estimate: about four characters a token)"
     return f"Usage: {usage} · the model took {record.model_seconds * 1000:.0f} ms"
@@ -133,9 +136,7 @@ def loop_view(screen: Screen) -> None:
     shown, turn = screen.shown, screen.turn
     record = shown_record(shown, turn)
     ended = record is not None and shown.done and record is shown.records[-1]
-    where = f"turn {record.turn}" if record else "before the first turn"
-    st.caption(f"The lesson's `run_agent` (examples/correct_loop.py), with the lines {where} went through lit and "
-               "the values they saw beside them. Below it, the same turn round the loop's cycle.")
+    st.caption(loop_caption(record))
     st.html(source_html(lesson_source(record, shown.result if ended else None)))
     st.graphviz_chart(loop_diagram(record.branch if record else None).source)  # scrolls sideways rather than shrink
 

@@ -7,6 +7,7 @@ lets `agent.loop.step` do the rest:
   the loop's own `call_tool` catches it and the model reads an error result;
 - `cut_off`: the model's reply comes back cut off by `max_tokens` in the
   middle of a tool call (its input half written), so the loop runs nothing;
+  its usage is the model's own count for the whole reply, never invented;
 - `refusal`: the reply comes back with `stop_reason: refusal`;
 - `overloaded`: the service answers 529 overloaded (the SDK's own
   `OverloadedError`), a failed attempt that is not a turn, and then the
@@ -100,8 +101,8 @@ def cut_off(reply: dict[str, Any], max_tokens: int) -> dict[str, Any]:
             content = content[:texts[0] + 1]
             text = content[texts[0]]["text"]
             content[texts[0]]["text"] = text[:max(1, len(text) // 2)]
-    usage = {**(reply.get("usage") or {}), "output_tokens": max_tokens}
-    return {**reply, "content": content, "stop_reason": "max_tokens", "usage": usage}
+    # The usage stays as the model counted it, for its whole reply, or stays absent: nobody measured the cut.
+    return {**reply, "content": content, "stop_reason": "max_tokens"}
 
 
 def timeout_error() -> Exception:

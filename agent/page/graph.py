@@ -41,6 +41,7 @@ STYLES = {
 LIT_FILL, LIT_LINE, LAST_FILL = "#fff3bf", "#f08c00", "#ffd43b"
 # The parts of the cycle a turn did not go through: quieter than the lit path, still easy to read.
 QUIET_INK, QUIET_LINE = "#3e4c59", "#9aa5b1"
+HARNESS_FILL = "#f1f3f5"  # the sandbox's own exits: grey, apart from the lesson's loop
 
 
 TOOLTIP_CHARS = 1_000  # a node's hover text: the whole answer is in the console, the cards and the exports
@@ -186,10 +187,15 @@ CYCLE_NODES = [
     ("answer", "return the text", "oval"),
     ("stopped", "stopped: <reason>", "oval"),
     ("out_of_turns", "stopped: no answer\nafter N turns", "oval"),
-    ("bad_request", "bad request", "oval"),
+    ("bad_request", "bad request:\nthe run ends", "oval"),
     ("failed", "failed: the next\nStep tries again", "oval"),
     ("no_reply", "no reply left:\nthe run ends", "oval"),
 ]
+# The sandbox's own harness around the loop, not the lesson's `run_agent`: that loop has no handler, so when
+# `model.create` raises, the exception leaves run_agent; the sandbox's step catches it, and ends the run or
+# keeps it for the next Step. Drawn dashed and grey in a box of its own, so the two cannot be taken for one.
+HARNESS = ("bad_request", "failed", "no_reply")
+HARNESS_LABEL = "the sandbox, not run_agent\n(run_agent raises here)"
 CYCLE_EDGES = [
     ("start", "send", ""),
     ("send", "append", "reply"),
@@ -232,19 +238,26 @@ def loop_diagram(branch: str | None) -> Digraph:
                                         "bgcolor": "transparent"})
     graph.attr("node", fontname=FONT, fontsize="13", style="filled", height="0.3", margin="0.08,0.03")
     graph.attr("edge", fontname=FONT, fontsize="13", arrowsize="0.6")
+    harness = Digraph(name="cluster_sandbox", graph_attr={
+        "label": _label(*HARNESS_LABEL.split("\n")), "style": "dashed", "color": QUIET_LINE, "fontcolor": QUIET_INK,
+        "fontname": FONT, "fontsize": "12", "labeljust": "l"})
     for name, text, shape in CYCLE_NODES:
         label = _label(*text.split("\n"))
         spine = {"group": "spine"} if name in SPINE else {}  # one group: the loop's own steps in a straight line
+        where, style = (harness, "filled,dashed") if name in HARNESS else (graph, "filled")
         if name in lit_nodes:
             fill = LAST_FILL if name == last else LIT_FILL
-            graph.node(name, label, shape=shape, fillcolor=fill, color=LIT_LINE, fontcolor=INK, penwidth="2", **spine)
+            where.node(name, label, shape=shape, fillcolor=fill, color=LIT_LINE, fontcolor=INK, penwidth="2",
+                       style=style, **spine)
         else:
-            graph.node(name, label, shape=shape, fillcolor="#ffffff", color=QUIET_LINE, fontcolor=QUIET_INK, **spine)
+            where.node(name, label, shape=shape, fillcolor=HARNESS_FILL if name in HARNESS else "#ffffff",
+                       color=QUIET_LINE, fontcolor=QUIET_INK, style=style, **spine)
+    graph.subgraph(harness)
     for tail, head, label in CYCLE_EDGES:
         lit = (tail, head) in lit_edges
         graph.edge(tail, head, **({"label": label} if label else {}), color=LIT_LINE if lit else QUIET_LINE,
                    fontcolor=INK if lit else QUIET_INK, penwidth="2.2" if lit else "1",
-                   style="dashed" if head == "failed" else "solid")
+                   style="dashed" if head in HARNESS else "solid")
     for upper, lower in STACKED:
         graph.edge(upper, lower, style="invis")
     return graph

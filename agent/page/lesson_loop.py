@@ -94,6 +94,32 @@ def find_parts(source: str) -> LessonParts:
         limit=(after[0].lineno, after[-1].end_lineno or after[-1].lineno) if after else (loop.lineno, loop.lineno))
 
 
+# What a call that raised does: run_agent has no handler, so the exception leaves it; the sandbox around it is
+# what catches the exception (graph.HARNESS draws those exits apart from the loop's own paths).
+RAISED = {
+    "bad_request": "the request was refused: run_agent would raise here (the exception leaves it); "
+                   "the sandbox catches it and ends the run",
+    "no_reply": "no reply to give: run_agent would raise here (the exception leaves it); "
+                "the sandbox catches it and ends the run",
+    "model_error": "the call failed: run_agent would raise here (the exception leaves it); "
+                   "the sandbox keeps the run, and the next Step tries again",
+}
+RAISED_ELSE = "the call raised: run_agent would raise here (the exception leaves it)"
+
+
+def loop_caption(record: TurnRecord | None) -> str:
+    """The words above the lit loop: which lines are lit, and for what (None: before the first turn)."""
+    if record is None:
+        lit = "the lines that run before the first turn lit, and the value they set beside them"
+        below = "Below it, the same place on the loop's cycle"
+    else:
+        what = f"turn {record.turn}" if record.counted else f"the failed attempt at turn {record.turn}"
+        lit = f"the lines {what} went through lit, and the values they saw beside them"
+        below = f"Below it, {what} round the loop's cycle"
+    return (f"The lesson's `run_agent` (examples/correct_loop.py), with {lit}. {below}: dashed grey is the "
+            "sandbox's own harness around run_agent (what happens when a call raises), not run_agent.")
+
+
 def _lines(span: tuple[int, int]) -> set[int]:
     return set(range(span[0], span[1] + 1))
 
@@ -110,10 +136,8 @@ def path_lines(parts: LessonParts, record: TurnRecord | None, result: str | None
     lit = {parts.loop} | _lines(parts.send) | (_lines(parts.start) if record.turn == 1 else set())
     sends = "sends " + " ".join(sent_words(record.messages_sent, record.sent, record.thread is not None))
     notes = {parts.loop: f"turn = {record.turn}", parts.send[0]: sends}
-    if record.reply is None:  # the call raised: nothing after it ran
-        said = {"bad_request": "raised: the request was refused", "no_reply": "raised: no reply to give",
-                "model_error": "raised: the call failed"}.get(record.branch, "raised")
-        notes[parts.send[0]] = f"{sends} → {said}"
+    if record.reply is None:  # the call raised: nothing after it ran, and run_agent has no handler for it
+        notes[parts.send[0]] = f"{sends} → {RAISED.get(record.branch, RAISED_ELSE)}"
         return lit, notes
     stop_reason = record.reply.get("stop_reason")
     lit |= _lines(parts.append_reply) | _lines(parts.if_answer[:2])

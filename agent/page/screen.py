@@ -92,7 +92,7 @@ def screen_of(box: Sandbox) -> Screen:
                     f"{run.turn}.") if turn < run.turn else None
     record = view.record_of_turn(run, turn)
     return Screen(run=run, turn=turn, shown=view.snapshot(run, turn), status=view.run_summary(run),
-                  progress=min(run.turn / run.max_turns, 1.0), outcome=view.outcome(run),
+                  progress=min(view.turns_taken(run) / run.max_turns, 1.0), outcome=view.outcome(run),
                   settings_note=settings_note, looking_back=looking_back, model_name=name,
                   priced_model=name if box.run_model == ModelKind.REAL else "",
                   turn_sent=turn_sent(run, record, name) if record is not None else None)

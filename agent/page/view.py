@@ -62,15 +62,17 @@ def builtin_scripts() -> dict[str, Script]:
 def turn_limit_note(script: Script, max_turns: int) -> str | None:
     """A warning for the Turn limit field when the script's replies run out before that limit can stop its run.
 
-    A script whose every reply asks for a tool never ends the run itself: its run stops at the limit, or, when
-    the limit is past its replies, at the request after its last reply, which has no reply to give.
+    A script whose every reply asks for a tool never ends the run itself. With N replies and a limit L, the
+    limit is checked after turn L's tools have run: L <= N, the limit stops the run at turn L (no note); L > N,
+    the request for turn N + 1 gets no reply first, and the run stops there with N turns taken.
     """
     replies = [entry for entry in script.replies if "error" not in entry]  # an error entry is no turn
     if not replies or any(r.get("stop_reason") != "tool_use" for r in replies) or max_turns <= len(replies):
         return None
-    return (f"This script has {len(replies)} repl{'ies' if len(replies) != 1 else 'y'}, each asking for a tool, so "
-            f"its run stops at turn {len(replies) + 1} when the replies run out, not at the turn limit of "
-            f"{max_turns:,}. A limit of {len(replies)} or less is reached first.")
+    n = len(replies)
+    return (f"This script has {n} repl{'ies' if n != 1 else 'y'}, each asking for a tool, so the replies run out "
+            f"before the turn limit of {max_turns:,} is reached: the request for turn {n + 1} gets no reply, and the "
+            f"run stops there after {_plural(n, 'turn')}. A limit of {n} or less is reached first.")
 
 
 def record_of_turn(state: RunState, turn: int) -> TurnRecord | None:
@@ -128,8 +130,9 @@ def outcome(state: RunState) -> Outcome | None:
     """The run's outcome, or its pending model error; None while it is simply going on."""
     if state.error is not None:
         return Outcome("model_error", state.error,
-                       f"The model call failed. A failed attempt is not a turn: the run keeps everything it has, "
-                       f"and Step tries turn {state.turn + 1} again.")
+                       f"The model call failed. The lesson's run_agent has no handler: it would raise here, and the "
+                       f"exception would leave it. The sandbox catches the error and keeps everything the run has; a "
+                       f"failed attempt is not a turn, and Step tries turn {state.turn + 1} again.")
     if not state.done:
         return None
     branch = state.records[-1].branch
@@ -210,6 +213,10 @@ def thread_note(sent: Sent) -> str | None:
             f"{sent.whole_bytes:,} bytes. The server holds the rest.")
 
 
+# Beside the usage of a reply the cut_off fault cut: the model counted its whole reply, and nobody counted the cut.
+CUT_USAGE_NOTE = "counted for the whole reply, before the injected fault cut its output at max_tokens"
+
+
 def usage_line(usage: dict[str, int], model_name: str = "") -> str:
     """Token usage in words, with its cost when the pricing table knows the model."""
     if not usage:
@@ -217,6 +224,12 @@ def usage_line(usage: dict[str, int], model_name: str = "") -> str:
     line = f"{total_input(usage):,} input tokens · {usage.get('output_tokens', 0):,} output tokens"
     cost = cost_estimate(model_name, usage) if model_name else None
     return line if cost is None else f"{line} · about ${cost:.4f}"
+
+
+def reply_usage_line(usage: dict[str, int], model_name: str = "", injected_cut: bool = False) -> str:
+    """A reply's usage in words; for a reply the cut_off fault cut, said to be the count from before the cut."""
+    line = usage_line(usage, model_name)
+    return f"{line}, {CUT_USAGE_NOTE}" if injected_cut and usage else line
 
 
 def run_usage_line(state: RunState, model_name: str = "") -> str | None:
@@ -275,13 +288,23 @@ class LoopSource:
     """Values to show beside lines, by index into `lines` (e.g. `stop_reason = "tool_use"`)."""
 
 
+def turns_taken(state: RunState) -> int:
+    """The turns that got a reply: a request refused, or one the model had no reply to, took no turn."""
+    last = state.records[-1] if state.records else None
+    return state.turn - int(last is not None and last.counted and last.reply is None)
+
+
 def run_summary(state: RunState) -> str:
-    """One line for the status bar: turns against the limit, messages and tool calls."""
+    """One line for the status bar: turns taken against the limit, messages and tool calls."""
     calls = sum(len(r.tool_runs) for r in state.records)
     errors = sum(run.is_error for r in state.records for run in r.tool_runs)
     count = len(state.messages)
-    parts = [f"turn {state.turn} of {state.max_turns}", f"{count} message{'s' if count != 1 else ''}",
-             f"{calls} tool call{'s' if calls != 1 else ''}"]
+    parts = [f"turn {turns_taken(state)} of {state.max_turns}"]
+    last = state.records[-1] if state.records else None
+    if last is not None and last.counted and last.reply is None:  # the run ended on a request, not a turn
+        parts.append(f"the request for turn {last.turn} "
+                     f"{'was refused' if last.branch == 'bad_request' else 'got no reply'}")
+    parts += [f"{count} message{'s' if count != 1 else ''}", f"{calls} tool call{'s' if calls != 1 else ''}"]
     if errors:
         parts.append(f"{errors} failed")
     return " · ".join(parts)
