@@ -357,11 +357,11 @@ def sandbox_view() -> None:
     task_box(box)
     # Outside the fragment: a Step does not redraw them (each element drawn is a message a Step sends).
     with st.container(horizontal=True, vertical_alignment="center", key="undo_row"):
-        st.caption(KEYS_CAPTION)
         st.button("Undo", icon=":material/undo:", on_click=lambda: act(box.undo), key="undo", type="tertiary",
                   help=f"Take back the last action (key {KEY_OF['undo']})")
         st.button("Redo", icon=":material/redo:", on_click=lambda: act(box.redo), key="redo", type="tertiary",
                   help=f"Take the undone action again (key {KEY_OF['redo']})")
+        st.caption(KEYS_CAPTION)
     # A picker, not st.tabs: only the view picked is sent to the browser, and picking one reruns the page.
     mirror("tab", box.view)
     st.segmented_control("View", VIEWS, key="tab", label_visibility="collapsed", required=True,
