@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from agent.api.error_types import retryable_status
 from agent.api.requests import RequestRejected
 from agent.api.watched import Conversation
 from agent.tools import TOOLS, Tool, ToolRun, call_tool, tool_schemas
@@ -183,10 +184,8 @@ def _is_retryable(exc: Exception) -> bool:
     if isinstance(said, bool):
         return said
     status = getattr(exc, "status_code", None)
-    if status == 200:
-        return getattr(exc, "type", None) in ("overloaded_error", "api_error", "rate_limit_error")
     if status is not None:
-        return status in (408, 409, 429) or status >= 500
+        return retryable_status(status, getattr(exc, "type", None))
     return type(exc).__name__ in ("APIConnectionError", "APITimeoutError")
 
 

@@ -3,6 +3,7 @@
 `schema` holds the request body's schema (`api_schema.json`, read from the installed SDK's own types) and its
 words; `rules` the rules of one message and between turns; `requests` the whole check, fresh or incremental,
 that the FakeModel, the toy and the stand-in share; `signing` the thinking blocks' signatures; `watched` the
-reply blocks that count their in-place changes, so a long run's checks stay linear. Part of the engine:
+reply blocks that count their in-place changes, so a long run's checks stay linear; `error_types` the API's
+error types, their statuses and which are worth a retry. Part of the engine:
 plain Python, no wing, no streamlit.
 """

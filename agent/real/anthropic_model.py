@@ -33,6 +33,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from agent.api.error_types import retryable_status
 from agent.api.requests import RequestChecker
 from agent.loop import describe_error
 from agent.scripts import MAX_USAGE
@@ -43,7 +44,6 @@ DEFAULT_TIMEOUT = 120.0  # seconds for one call; the SDK's own default is ten mi
 DEFAULT_MAX_RETRIES = 2  # the SDK's default: 408, 409, 429, 5xx and lost connections are retried with backoff
 
 MIN_SECRET_LENGTH = 8
-RETRYABLE_TYPES = ("overloaded_error", "api_error", "rate_limit_error")  # said by an error event mid-stream
 MESSAGE_THREADS_BETA = "message-threads-2026-08-12"  # the SDK's `lib/threads`, as its tool runner sends it
 HELD_THREADS = 64  # conversations held for a `continue`: a run's last reply, and those its forks continue from
 
@@ -317,7 +317,7 @@ class AnthropicModel:
         else:
             hint = STATUS_HINTS[500] if status >= 500 else ""
         text = f"{message} ({hint})" if hint else message
-        retryable = status in (408, 409, 429) or status >= 500 or (status == 200 and kind in RETRYABLE_TYPES)
+        retryable = retryable_status(status, kind)
         return ModelCallError(self._hide_key(text), status, kind, retry_after, exc.request_id, retryable,
                               _error_code(exc.body))
 

@@ -34,6 +34,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
+from agent.api.error_types import STATUS_OF_TYPE
 from agent.api.requests import LATEST_VERSION, MODES, RequestChecker, RequestRejected
 from agent.models.fake import FakeModel, ScriptExhausted
 from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, checked_request, log_note
@@ -47,9 +48,6 @@ __all__ = ["MAX_BODY_BYTES", "ApiError", "StandInServer", "assistant_turns", "es
 
 REMEMBERED_REQUESTS = 10_000
 CHARACTERS_PER_TOKEN = 4  # the estimate's rule of thumb; a real tokenizer differs
-STATUS_OF_TYPE = {"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
-                  "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429, "api_error": 500,
-                  "overloaded_error": 529}
 ESTIMATE_NOTE = f"an estimate: JSON characters / {CHARACTERS_PER_TOKEN}, not a real tokenizer"
 
 

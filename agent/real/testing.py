@@ -171,7 +171,8 @@ class FakeModelTransport:
             self.model = FakeModel(self.model.script, mode=self.model.mode, calls=self.model.calls, version=version)
 
     def _answer(self, body: dict[str, Any]) -> dict[str, Any]:
-        from agent.real.server import STATUS_OF_TYPE, ApiError, estimate_tokens
+        from agent.api.error_types import STATUS_OF_TYPE
+        from agent.real.server import ApiError, estimate_tokens
 
         try:
             reply = self.model.answer_body(body)
