@@ -105,7 +105,7 @@ class Branch:
             number = script_reply_number(record.reply)
             if number is not None:
                 used = number
-            elif record.branch == "model_error" and (record.error or "")[:1].isdigit():  # an error with a status
+            elif record.path == "model_error" and (record.error or "")[:1].isdigit():  # an error with a status
                 mark = self.marks.get(index)
                 if mark is None or mark.kind != "injected" or mark.fault not in FAILS_BEFORE_ASKING:
                     used += 1
@@ -128,7 +128,7 @@ def prefix(state: RunState, turn: int) -> RunState:
     if not 0 <= turn <= state.turn:
         raise BranchError(f"there is no turn {turn} to fork from: the run has {state.turn} turn(s)")
     records = prefix_records(state, turn)
-    if records and records[-1].branch == "bad_request":
+    if records and records[-1].path == "bad_request":
         # A refused request is counted as a turn but added nothing: the state after it is the state after the
         # turn before (its failed attempts, a 529 say, went with it: the turn is to be taken again).
         return prefix(state, turn - 1)
@@ -238,7 +238,7 @@ class RunTree:
         """Change the result of call `position` (from 0) of turn `fork_turn` of the current branch."""
         branch = self._editable()
         record = next(r for r in branch.state.records if r.turn == branch.fork_turn and r.counted)
-        if record.branch not in ("tool_use", "limit") or not 0 <= position < len(record.tool_runs):
+        if record.path not in ("tool_use", "limit") or not 0 <= position < len(record.tool_runs):
             raise BranchError(f"turn {branch.fork_turn} has no tool call {position + 1} whose result could change")
         if not isinstance(content, str):
             raise BranchError("a tool result's content here is text")

@@ -16,6 +16,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol
 
 from agent.api.error_types import retryable_status
@@ -34,6 +35,25 @@ class Model(Protocol):
                max_tokens: int) -> dict[str, Any]: ...
 
 
+class TurnPath(StrEnum):
+    """What the loop did with a turn: the paths through it, and the harness's two around it."""
+
+    ANSWER = "answer"
+    """end_turn: the text is the answer."""
+    TOOL_USE = "tool_use"
+    """Every call run, one message of results appended, and round again."""
+    STOPPED = "stopped"
+    """Any other stop_reason: nothing run, the loop says why it stopped."""
+    LIMIT = "limit"
+    """The calls run, then the turn limit reached."""
+    BAD_REQUEST = "bad_request"
+    """The request was refused (400): the run ends."""
+    NO_REPLY = "no_reply"
+    """The model had no reply to give (a script that ran out): the run ends."""
+    MODEL_ERROR = "model_error"
+    """The call failed (an overload, a timeout): not a turn; the next step tries again."""
+
+
 @dataclass
 class TurnRecord:
     """What happened in one turn (or in one failed attempt at a turn)."""
@@ -49,10 +69,8 @@ class TurnRecord:
     thread_lost: str | None = None
     """Why the model could not continue the thread (its error, in words), when this turn fell back to the whole
     array under a new thread."""
-    branch: str = ""
-    """What the loop did: `answer`, `tool_use`, `stopped`, `limit`, `bad_request`, `no_reply` or `model_error`.
-
-    It names the path the turn took through the loop; the page lights the lesson's lines from it."""
+    path: str = ""
+    """The path the turn took through the loop (a `TurnPath`); the page lights the lesson's lines from it."""
     reply: dict[str, Any] | None = None
     """The model's reply, as it came back; None when the request failed."""
     tool_runs: list[ToolRun] = field(default_factory=list)
@@ -71,7 +89,7 @@ class TurnRecord:
     @property
     def counted(self) -> bool:
         """A failed attempt is not a turn: the next step tries the same turn again."""
-        return self.branch != "model_error"
+        return self.path != TurnPath.MODEL_ERROR
 
     @property
     def messages_sent(self) -> int:
@@ -158,7 +176,8 @@ class RunState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunState:
-        records = [TurnRecord(**{**r, "tool_runs": [ToolRun(**t) for t in r["tool_runs"]]})
+        records = [TurnRecord(**{**{("path" if k == "branch" else k): v for k, v in r.items()},  # older files: branch
+                                 "tool_runs": [ToolRun(**t) for t in r["tool_runs"]]})
                    for r in data.get("records", [])]
         return cls(**{**data, "records": records})
 
@@ -213,14 +232,14 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
     except Exception as exc:  # a failing model is a state of the run, never a crash
         record.error = describe_error(exc)
         if _is_bad_request(exc):
-            record.branch = "bad_request"
+            record.path = TurnPath.BAD_REQUEST
             record.refused_unsent = isinstance(exc, RequestRejected)
             state.result = f"bad request: {getattr(exc, 'api_message', None) or exc}"
         elif getattr(exc, "ends_run", False):  # e.g. a script that has run out: trying again cannot help
-            record.branch = "no_reply"
+            record.path = TurnPath.NO_REPLY
             state.result = f"stopped: {record.error}"
         else:
-            record.branch = "model_error"
+            record.path = TurnPath.MODEL_ERROR
             record.retryable = _is_retryable(exc)
         record.model_seconds = record.seconds = time.perf_counter() - started
         state.records.append(record)
@@ -231,19 +250,19 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
 
     stop_reason = reply.get("stop_reason")
     if stop_reason == "end_turn":
-        record.branch = "answer"
+        record.path = TurnPath.ANSWER
         state.result = "".join(b["text"] for b in reply["content"] if b.get("type") == "text")
     elif stop_reason != "tool_use":  # max_tokens, refusal, ...: a cut-off call must never run
-        record.branch = "stopped"
+        record.path = TurnPath.STOPPED
         state.result = f"stopped: {stop_reason}"
     else:
         calls = [b for b in reply["content"] if b.get("type") == "tool_use"]
         record.tool_runs = [call_tool(b, state.tool_names, toolbox) for b in calls]
         results = [run.result_block() for run in record.tool_runs]
         state.messages.append({"role": "user", "content": results})
-        record.branch = "tool_use"
+        record.path = TurnPath.TOOL_USE
         if record.turn >= state.max_turns:
-            record.branch = "limit"
+            record.path = TurnPath.LIMIT
             state.result = f"stopped: no answer after {state.max_turns} turns"
     record.seconds = time.perf_counter() - started
     state.records.append(record)
@@ -308,7 +327,7 @@ def reopen(state: RunState) -> None:
     This is how a person sends on purpose a request that the pre-flight check
     refused: reopen the run, tell the model to send anyway, and step.
     """
-    if not (state.records and state.records[-1].branch == "bad_request"):
+    if not (state.records and state.records[-1].path == "bad_request"):
         raise ValueError("only a run that a refused request ended can be reopened")
     state.records.pop()
     state.result = None
@@ -337,7 +356,7 @@ def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, re
     lines, notes = [], notes or {}
     for index, record in enumerate(state.records):
         said = len(lines)
-        if record.branch == "model_error":
+        if record.path == "model_error":
             lines.append(f"turn {record.turn}: model error: {record.error}")
         if record.thread_lost:
             lines.append(f"turn {record.turn}: the thread could not be continued ({record.thread_lost}): "

@@ -40,7 +40,7 @@ state, model = RunState(script.task, tool_names=script.tools), FakeModel(script)
 step(state, model)  # turn 1: a reply
 started = time.perf_counter()
 record = step(state, model)  # the error entry: the SDK's OverloadedError
-assert record.branch == "model_error", record
+assert record.path == "model_error", record
 print(time.perf_counter() - started)
 """
 

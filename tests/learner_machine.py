@@ -151,7 +151,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
 
     def shown(self) -> tuple:
         box = self.ss["sandbox"]
-        records = [(r.turn, r.branch, r.error) for r in box.run.records]  # not their timings: a redo replays
+        records = [(r.turn, r.path, r.error) for r in box.run.records]  # not their timings: a redo replays
         return status(self.at), console(self.at), box.branch_name, list(box.tree.branches), box.run.messages, records
 
     @precondition(lambda self: self.at is not None and bool(self.ss["sandbox"].undo_stack))
@@ -253,7 +253,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
         if self.at is None:
             return
         assert not self.at.exception, (self.said(), [e.value for e in self.at.exception])
-        failed = any(r.branch == "model_error" for r in self.run_state.records)
+        failed = any(r.path == "model_error" for r in self.run_state.records)
         load_error = self.ss["load_error"] if "load_error" in self.ss else None
         for error in (texts([e]) for e in self.at.error):
             if failed and ("model failed" in error or "failed first" in error):

@@ -34,7 +34,7 @@ def screen(box: Sandbox) -> tuple:
     return (box.model.value, box.script if box.model == ModelKind.SCRIPT else None, box.branch_name,
             tuple(box.tree.branches), view.run_summary(run),
             tuple(console_lines(run, returned=False, readable=True)), box.turn_shown,
-            json.dumps([run.messages, [(r.turn, r.branch, r.error) for r in run.records], run.result]),
+            json.dumps([run.messages, [(r.turn, r.path, r.error) for r in run.records], run.result]),
             json.dumps(box.settings.of_run()), tuple(map(tuple, box.log)))
 
 
@@ -221,4 +221,4 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         model = FakeModel(script)
         while not again.done and len(again.records) < len(run.records):
             step(again, model)
-        assert [r.branch for r in again.records] == [r.branch for r in run.records]
+        assert [r.path for r in again.records] == [r.path for r in run.records]

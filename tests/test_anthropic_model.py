@@ -129,9 +129,9 @@ def test_each_failure_is_a_clear_state_and_the_next_step_tries_the_turn_again(en
     with running_server(played) as server:
         state = fresh_state(played)
         failed = step(state, AnthropicModel("sk-test", base_url=server.base_url, max_retries=0))
-        assert failed.branch == "model_error" and failed.error.startswith(words)
+        assert failed.path == "model_error" and failed.error.startswith(words)
         assert state.turn == 0 and not state.done and state.error == failed.error
-        assert step(state, AnthropicModel("sk-test", base_url=server.base_url, max_retries=0)).branch == "answer"
+        assert step(state, AnthropicModel("sk-test", base_url=server.base_url, max_retries=0)).path == "answer"
     assert state.turn == 1 and state.result == "2 + 3 is 5."
 
 
@@ -169,7 +169,7 @@ def test_a_timeout_is_a_failed_attempt_in_words():
     with running_server(script(ANSWER), delay=2.0) as server:
         state = RunState("hi", tool_names=["add"])
         record = step(state, AnthropicModel("k", base_url=server.base_url, max_retries=0, timeout=0.3))
-    assert record.branch == "model_error" and not state.done
+    assert record.path == "model_error" and not state.done
     assert record.error == f"no answer from {server.base_url} within 0.3 s (timed out)"
 
 
@@ -177,7 +177,7 @@ def test_no_connection_is_a_failed_attempt_in_words():
     address = f"http://127.0.0.1:{free_port()}"
     state = RunState("hi", tool_names=["add"])
     record = step(state, AnthropicModel("k", base_url=address, max_retries=0, timeout=5))
-    assert record.branch == "model_error" and not state.done
+    assert record.path == "model_error" and not state.done
     assert record.error.startswith(f"cannot reach {address}: is the address right and the server running?")
     with pytest.raises(ModelCallError) as caught:
         AnthropicModel("k", base_url=address, max_retries=0).create([{"role": "user", "content": "hi"}])
@@ -192,7 +192,7 @@ def test_no_connection_is_a_failed_attempt_in_words():
 def test_settings_that_cannot_work_fail_in_words_before_anything_is_sent(key, base_url, words):
     state = RunState("hi", tool_names=["add"])
     record = step(state, AnthropicModel(key, base_url=base_url))
-    assert record.branch == "model_error" and record.error.startswith(words)
+    assert record.path == "model_error" and record.error.startswith(words)
 
 
 def test_the_sdk_retries_are_the_models_to_set():

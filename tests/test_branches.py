@@ -88,7 +88,7 @@ def test_an_edit_that_makes_a_bad_request_is_refused_in_the_api_s_words():
     tree.edit_reply("tool_use", [{"type": "tool_use", "id": "bad id!", "name": "add", "input": {"a": 1, "b": 2}}])
     model = FakeModel(load_script("three_tool_chain"), calls=tree.branch.script_replies_used(1))
     record = step(tree.branch.state, model)
-    assert record.branch == "bad_request"
+    assert record.path == "bad_request"
     assert tree.branch.state.result == ("bad request: messages.1.content.0.tool_use.id: String should match pattern "
                                         "'^[a-zA-Z0-9_-]+$'")
     assert len(model.requests) == 1 and model.calls == 1  # refused before the script gave a reply
@@ -157,7 +157,7 @@ def test_the_script_position_skips_injected_failures_and_hand_replies():
     script = load_script("add_then_answer")
     model = FakeModel(script)
     tree.step(model, Fault("overloaded"))  # the 529 takes no reply; its retry takes reply 1
-    assert [r.branch for r in tree.branch.state.records] == ["model_error", "tool_use"]
+    assert [r.path for r in tree.branch.state.records] == ["model_error", "tool_use"]
     assert tree.branch.script_replies_used(1) == 1 == model.calls
     hand = HandModel()
     hand.give("end_turn", [{"type": "text", "text": "five"}], tree.branch.state.tool_names)
@@ -230,10 +230,10 @@ def test_a_fork_at_a_refused_turn_starts_from_the_turn_before_it():
     tree.fork(1)
     tree.edit_reply("tool_use", [{"type": "tool_use", "id": "bad id", "name": "add", "input": {"a": 1, "b": 2}}])
     step(tree.branch.state, FakeModel(load_script("three_tool_chain"), calls=1))
-    assert tree.branch.state.turn == 2 and tree.branch.state.records[-1].branch == "bad_request"
+    assert tree.branch.state.turn == 2 and tree.branch.state.records[-1].path == "bad_request"
     again = tree.fork(2)
     assert again.fork_turn == 1 and again.state.turn == 1 and not again.state.done
-    assert [r.branch for r in again.state.records] == ["tool_use"] and len(again.state.messages) == 3
+    assert [r.path for r in again.state.records] == ["tool_use"] and len(again.state.messages) == 3
 
 
 # ------------------------------------------------------------ where the script goes on after faults, edits, hands
@@ -304,7 +304,7 @@ def run_with_a_scripted_529() -> tuple[RunTree, Script]:
                            reply("tool_use", tool_use("toolu_03", tool_input={"a": 6, "b": 1})),
                            reply("end_turn", text("7.")))
     run_to_end(state, fake)
-    assert [r.branch for r in state.records] == ["tool_use", "model_error", "tool_use", "tool_use", "answer"]
+    assert [r.path for r in state.records] == ["tool_use", "model_error", "tool_use", "tool_use", "answer"]
     return RunTree.start(state), fake.script
 
 
@@ -321,7 +321,7 @@ def test_an_edit_of_a_turn_with_a_failed_attempt_keeps_the_attempt_and_the_scrip
     tree.fork(2)
     tree.edit_reply("tool_use", [{"type": "tool_use", "id": "toolu_02", "name": "add", "input": {"a": 50, "b": 1}}])
     branch = tree.branch
-    assert [r.branch for r in branch.state.records] == ["tool_use", "model_error", "tool_use"]  # the 529 happened
+    assert [r.path for r in branch.state.records] == ["tool_use", "model_error", "tool_use"]  # the 529 happened
     run_to_end(branch.state, FakeModel(script, calls=branch.script_replies_used(2)))
     assert console_lines(branch.state)[1:4] == [
         "turn 2: model error: 529 overloaded_error: Overloaded", 'turn 2: add {"a": 50, "b": 1} -> 51',
@@ -373,7 +373,7 @@ def test_a_fork_at_a_turn_that_a_529_then_a_refusal_ended_starts_before_that_tur
     tree.edit_reply("tool_use", [{"type": "tool_use", "id": "bad id", "name": "add", "input": {"a": 1, "b": 2}}])
     script = load_script("three_tool_chain")
     tree.step(FakeModel(script, calls=1), Fault("overloaded"))  # turn 2: the 529, then the retry is refused
-    assert [r.branch for r in branch.state.records] == ["tool_use", "model_error", "bad_request"]
+    assert [r.path for r in branch.state.records] == ["tool_use", "model_error", "bad_request"]
     again = tree.fork(2)
     assert again.fork_turn == 1 and not again.state.done and again.state.turn == 1
     tree.edit_reply("tool_use", [{"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 1, "b": 2}}])
@@ -384,7 +384,7 @@ def test_a_fork_at_a_turn_that_a_529_then_a_refusal_ended_starts_before_that_tur
 
 def test_a_tool_result_can_be_changed_at_a_turn_the_turn_limit_ended():
     tree, _ = played_run("short_leash")
-    assert tree.branch.state.records[-1].branch == "limit"
+    assert tree.branch.state.records[-1].path == "limit"
     last = tree.branch.state.turn
     tree.fork(last)
     record = tree.edit_tool_result(0, "a hundred", False)
@@ -564,7 +564,7 @@ def test_a_tree_written_without_its_optional_fields_reads_back_with_their_defaul
 def test_a_turn_where_the_script_had_no_reply_left_can_be_given_one():
     state, model = fake_run(reply("tool_use", tool_use("toolu_1")))
     run_to_end(state, model)
-    assert [r.branch for r in state.records] == ["tool_use", "no_reply"]
+    assert [r.path for r in state.records] == ["tool_use", "no_reply"]
     tree = RunTree.start(state)
     tree.fork(2)
     tree.edit_reply("end_turn", [{"type": "text", "text": "5"}])

@@ -94,7 +94,7 @@ def test_the_edit_form_of_a_turn_that_got_no_reply_says_so_and_starts_at_end_tur
     state = RunState(script.task, tool_names=script.tools, max_turns=6)
     run_to_end(state, FakeModel(script))
     answered, unanswered = state.records[-2], state.records[-1]
-    assert unanswered.branch == "no_reply" and unanswered.reply is None
+    assert unanswered.path == "no_reply" and unanswered.reply is None
     assert no_reply_note(answered) is None
     assert no_reply_note(unanswered).startswith("Turn 6 got no reply: the model had no reply to give.")
     known = ("end_turn", "tool_use")

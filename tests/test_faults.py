@@ -18,7 +18,7 @@ def test_the_chosen_tool_raises_inside_the_loop_s_own_call_and_the_model_reads_a
     [record] = step_with_fault(state, fake, Fault("tool_raises", "add"))
     assert [(r.name, r.content, r.is_error) for r in record.tool_runs] == [
         ("add", "error: add broke down (an injected fault)", True), ("word_count", "2", False)]
-    assert state.messages[-1]["content"][0]["is_error"] is True and record.branch == "tool_use"
+    assert state.messages[-1]["content"][0]["is_error"] is True and record.path == "tool_use"
     assert run_to_end(state, fake) == "2 + 3 is 5."  # the next turn is the model's again
 
 
@@ -31,7 +31,7 @@ def test_every_tool_raises_when_no_tool_is_named():
 def test_a_reply_cut_off_mid_call_stops_the_loop_and_runs_nothing():
     state, fake = fake_run(CALL, ANSWER, tools=["add", "word_count"])
     [record] = step_with_fault(state, fake, Fault("cut_off"))
-    assert record.branch == "stopped" and state.result == "stopped: max_tokens" and record.tool_runs == []
+    assert record.path == "stopped" and state.result == "stopped: max_tokens" and record.tool_runs == []
     assert record.reply["content"] == [text("Let me add."), tool_use("toolu_01", "add", {"a": 2})]
     assert "usage" not in record.reply  # the script's reply had none, and nobody measured the cut one
     assert fake.calls == 1  # the model did answer; its answer was cut
@@ -62,16 +62,16 @@ def test_a_refusal_stops_the_loop_even_with_a_complete_call_in_the_reply():
 def test_an_overload_is_a_failed_attempt_then_the_retry_takes_the_turn():
     state, fake = fake_run(CALL, ANSWER, tools=["add", "word_count"])
     failed, retry = step_with_fault(state, fake, Fault("overloaded"))
-    assert failed.branch == "model_error" and failed.retryable and failed.turn == 1
+    assert failed.path == "model_error" and failed.retryable and failed.turn == 1
     assert failed.error == "529 overloaded_error: Overloaded"
-    assert retry.branch == "tool_use" and retry.turn == 1 and state.turn == 1 and fake.calls == 1
+    assert retry.path == "tool_use" and retry.turn == 1 and state.turn == 1 and fake.calls == 1
     assert console_lines(state)[0] == "turn 1: model error: 529 overloaded_error: Overloaded"
 
 
 def test_a_timeout_is_a_failed_attempt_the_next_step_tries_again():
     state, fake = fake_run(CALL, ANSWER, tools=["add", "word_count"])
     [record] = step_with_fault(state, fake, Fault("timeout"))
-    assert record.branch == "model_error" and record.retryable and state.turn == 0 and fake.calls == 0
+    assert record.path == "model_error" and record.retryable and state.turn == 0 and fake.calls == 0
     assert record.error.startswith("APITimeoutError: Request timed out")  # the SDK's own words
     assert state.error == record.error and not state.done
 

@@ -49,7 +49,7 @@ def test_the_loop_cannot_tell_a_hand_model_from_any_other():
     state = RunState("What is 2 + 3?", tool_names=TOOLS)
     hand = HandModel()
     record = step(state, hand)  # nothing written yet: a failed attempt, the run intact
-    assert record.branch == "model_error" and "write its reply first" in record.error and state.turn == 0
+    assert record.path == "model_error" and "write its reply first" in record.error and state.turn == 0
     hand.give("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 2, "b": 3}}], TOOLS)
     assert step(state, hand).tool_runs[0].content == "5"
     hand.give("end_turn", [{"type": "text", "text": "5."}], TOOLS)
@@ -63,7 +63,7 @@ def test_a_bad_request_is_refused_before_the_hand_reply_is_used():
     hand = HandModel()
     hand.give("end_turn", [{"type": "text", "text": "hello"}], TOOLS)
     record = step(state, hand)
-    assert record.branch == "bad_request" and hand.pending is not None and hand.calls == 0
+    assert record.path == "bad_request" and hand.pending is not None and hand.calls == 0
 
 
 def test_a_session_saved_as_a_script_loads_back_like_a_built_in_one_and_replays_identically(tmp_path):

@@ -65,7 +65,7 @@ def test_many_clients_at_once_each_get_their_own_run():
         # The real model's failure adds its hint after the API's words: "... Overloaded (the API is overloaded: ...)".
         assert len(got) == len(want), f"client {client}"
         assert all(g.startswith(w) for g, w in zip(got, want, strict=True)), f"client {client}"
-        assert [r.branch for r in state.records].count("model_error") == 1, f"client {client}"
+        assert [r.path for r in state.records].count("model_error") == 1, f"client {client}"
         for record in state.records:
             if record.reply is not None:  # the server sized this reply's input from the request it answered
                 sent = estimate_tokens(SCRIPT.system, tool_schemas(SCRIPT.tools), state.messages[:record.sent])

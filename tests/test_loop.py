@@ -47,7 +47,7 @@ def test_any_other_stop_reason_stops_and_runs_nothing(stop_reason):
     state, model = fake_run(reply(stop_reason, text("I was"), tool_use("toolu_1")))
     assert run_to_end(state, model) == f"stopped: {stop_reason}"
     record = state.records[0]
-    assert record.tool_runs == [] and record.branch == "stopped"
+    assert record.tool_runs == [] and record.path == "stopped"
     assert state.messages[-1]["role"] == "assistant"  # the reply is kept, no results appended
 
 
@@ -67,7 +67,7 @@ def test_the_turn_limit_stops_a_runaway():
     state, model = fake_run(*replies, max_turns=3)
     assert run_to_end(state, model) == "stopped: no answer after 3 turns"
     assert state.turn == 3 and model.calls == 3
-    assert state.records[-1].branch == "limit"
+    assert state.records[-1].path == "limit"
 
 
 def test_the_allowlist_reaches_run_tool():
@@ -81,9 +81,9 @@ def test_the_allowlist_reaches_run_tool():
 def test_step_runs_exactly_one_turn_and_refuses_after_the_end():
     state, model = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))
     first = step(state, model)
-    assert (first.turn, first.branch, state.done, len(state.messages)) == (1, "tool_use", False, 3)
+    assert (first.turn, first.path, state.done, len(state.messages)) == (1, "tool_use", False, 3)
     second = step(state, model)
-    assert (second.turn, second.branch, state.result) == (2, "answer", "5")
+    assert (second.turn, second.path, state.result) == (2, "answer", "5")
     with pytest.raises(RuntimeError, match="the loop has finished: 5"):
         step(state, model)
 
@@ -93,7 +93,7 @@ def test_a_bad_request_ends_the_run_in_the_apis_words():
     state.messages.append({"role": "user", "content": "again"})
     assert run_to_end(state, model) == ('bad request: messages: roles must alternate between "user" and '
                                         '"assistant", but found multiple "user" roles in a row')
-    assert state.records[-1].branch == "bad_request" and state.turn == 1
+    assert state.records[-1].path == "bad_request" and state.turn == 1
 
 
 def test_an_overload_is_not_a_turn_and_the_next_step_tries_again():
@@ -102,11 +102,11 @@ def test_an_overload_is_not_a_turn_and_the_next_step_tries_again():
                             reply("end_turn", text("5")))
     step(state, model)
     failed = step(state, model)
-    assert (failed.branch, failed.counted, failed.retryable) == ("model_error", False, True)
+    assert (failed.path, failed.counted, failed.retryable) == ("model_error", False, True)
     assert failed.error == "529 overloaded_error: Overloaded"
     assert state.turn == 1 and state.error == failed.error and len(state.messages) == 3
     again = step(state, model)
-    assert (again.turn, again.branch, state.result, state.error) == (2, "answer", "5", None)
+    assert (again.turn, again.path, state.result, state.error) == (2, "answer", "5", None)
 
 
 def test_run_to_end_gives_up_after_the_retries():
@@ -128,7 +128,7 @@ def test_a_script_that_runs_out_ends_the_run_in_words_naming_its_length():
     state, model = fake_run(reply("tool_use", tool_use("toolu_1")))
     result = run_to_end(state, model)
     assert result == "stopped: the script 'test' has 1 reply and this is request 2: there is no reply to give"
-    assert state.done and state.records[-1].branch == "no_reply" and state.turn == 2  # no Step tries it again
+    assert state.done and state.records[-1].path == "no_reply" and state.turn == 2  # no Step tries it again
 
 
 def test_a_failed_attempt_prints_no_result_line_while_the_run_goes_on():
@@ -146,7 +146,7 @@ def test_a_model_that_crashes_is_a_state_not_a_crash():
             raise KeyError("content")
     state = RunState("hi")
     record = step(state, Broken())
-    assert record.branch == "model_error" and record.error == "KeyError: 'content'"
+    assert record.path == "model_error" and record.error == "KeyError: 'content'"
 
 
 def test_mutating_a_reply_through_the_loop_cannot_change_the_script():
@@ -175,7 +175,7 @@ def test_a_loaded_unfinished_run_steps_on():
     state, model = fake_run(reply("tool_use", tool_use("toolu_1")), reply("end_turn", text("5")))
     step(state, model)
     loaded = RunState.from_json(state.to_json())
-    assert step(loaded, model).branch == "answer" and loaded.result == "5"
+    assert step(loaded, model).path == "answer" and loaded.result == "5"
 
 
 def test_the_request_of_a_turn_is_a_prefix_of_the_conversation():
@@ -198,7 +198,7 @@ def test_a_refused_run_can_be_reopened_and_the_turn_sent_again():
     reopen(state)
     assert (state.done, state.records, state.turn) == (False, [], 0)
     state.messages.pop()
-    assert step(state, model).branch == "answer"
+    assert step(state, model).path == "answer"
     with pytest.raises(ValueError, match="only a run that a refused request ended can be reopened"):
         reopen(state)
 
@@ -351,7 +351,7 @@ def test_a_failed_attempt_records_how_long_it_took_not_a_clock_reading():
     before = time.perf_counter()
     failed = step(state, model)
     took = time.perf_counter() - before
-    assert failed.branch == "model_error" and 0 <= failed.seconds == failed.model_seconds <= took
+    assert failed.path == "model_error" and 0 <= failed.seconds == failed.model_seconds <= took
 
 
 def test_the_messages_after_each_turn_are_what_the_next_turn_sent():

@@ -248,7 +248,7 @@ def test_the_loop_view_lights_the_lessons_lines_with_the_values_they_saw(at):
 def test_the_loop_view_shows_a_refused_request_at_the_call_that_raised(at):
     upload(at, "twice.json", ONE_ID_TWICE)
     click(at, "Run to end")
-    assert at.session_state["sandbox"].run.records[-1].branch == "bad_request"
+    assert at.session_state["sandbox"].run.records[-1].path == "bad_request"
     open_tab(at, "The loop")
     lit = "\n".join(lit_lines(lesson_code(at)))
     assert "model.create(messages)" in lit and "the request was refused: run_agent would raise here" in lit
@@ -421,7 +421,7 @@ def test_a_request_the_check_refuses_can_be_sent_anyway(at):
         click(at, "Send it to the model anyway")
         assert server.requests_answered == 3
         assert at.session_state["sandbox"].run.records[-1].error.startswith("400 invalid_request_error: ")
-        assert len([r for r in at.session_state["sandbox"].run.records if r.branch == "bad_request"]) == 1
+        assert len([r for r in at.session_state["sandbox"].run.records if r.path == "bad_request"]) == 1
         said = at.error[0].value  # the headline now tells what happened: the service itself refused it
         assert "refused before any model read it" not in said and "The service received the request" in said
         assert not [b for b in at.button if b.label == "Send it to the model anyway"]  # it was sent

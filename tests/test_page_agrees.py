@@ -55,7 +55,7 @@ def test_a_script_that_runs_out_ends_the_run_in_words(at):
     run(at.number_input(key="max_turns").set_value(200))
     click(at, "Run to end")
     run_state = at.session_state["sandbox"].run
-    assert run_state.done and run_state.records[-1].branch == "no_reply" and run_state.turn == 41
+    assert run_state.done and run_state.records[-1].path == "no_reply" and run_state.turn == 41
     warned = texts(at.warning)
     assert "no reply to give" in warned and "the run ends here" in warned and "tries turn" not in warned
     assert console(at)[-2].startswith("result: stopped: the script 'runaway' has 40 replies")

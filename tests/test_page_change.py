@@ -410,7 +410,7 @@ def test_a_fork_after_a_turn_that_got_no_reply_says_so_and_can_give_it_one(at):
     run(at.number_input(key="max_turns").set_value(6))
     click(at, "Run to end")
     main = at.session_state["sandbox"].run
-    assert main.turn == 6 and main.records[-1].branch == "no_reply" and main.records[-1].reply is None
+    assert main.turn == 6 and main.records[-1].path == "no_reply" and main.records[-1].reply is None
     open_panel(at)
     click(at, "Fork here, after turn 6")  # `run` asserts no exception box
     assert status(at).startswith("turn 5 of 6 · the request for turn 6 got no reply")  # no reply: no turn taken
@@ -423,7 +423,7 @@ def test_a_fork_after_a_turn_that_got_no_reply_says_so_and_can_give_it_one(at):
     at.text_area(key="edit_blocks_branch 1_6_0").set_value(json.dumps([{"type": "text", "text": "It is 6."}]))
     click(at, "Apply this reply")
     branch = at.session_state["sandbox"].run
-    assert branch.result == "It is 6." and branch.records[-1].branch == "answer"
+    assert branch.result == "It is 6." and branch.records[-1].path == "answer"
     assert status(at).startswith("turn 6 of 6 · 12 messages")  # given a reply, turn 6 is a turn taken
     assert console(at)[5].startswith("turn 6:") and "reply edited: a reply where none came" in console(at)[5]
     assert at.session_state["sandbox"].tree.branches["main"].state.records[-1].reply is None  # main as it happened

@@ -117,7 +117,7 @@ def test_a_turn_limit_past_the_scripts_replies_is_warned_of_where_it_is_set(at):
     assert "the request for turn 41 gets no reply, and the run stops there after 40 turns" in warned
     click(at, "Run to end")
     last = at.session_state["sandbox"].run.records[-1]
-    assert (last.turn, last.branch) == (41, "no_reply")  # what the warning said
+    assert (last.turn, last.path) == (41, "no_reply")  # what the warning said
     assert status(at).startswith("turn 40 of 500 · the request for turn 41 got no reply")
     run(at.number_input(key="max_turns").set_value(41))  # one past the replies: they still run out first
     assert "before the turn limit of 41 is reached" in at.sidebar.warning[0].value

@@ -90,7 +90,7 @@ def test_a_thread_the_stand_in_forgot_falls_back_to_the_whole_array_for_that_tur
     assert refused["thread"]["type"] == "continue" and len(refused["messages"]) == 1
     assert again["thread"] == {"type": "create"} and again["messages"] == state.messages[:3]  # the whole array
     assert again["system"] == "Use the tools."
-    assert lost.branch == "tool_use" and lost.thread == {"type": "create"} and (lost.sent_from, lost.sent) == (0, 3)
+    assert lost.path == "tool_use" and lost.thread == {"type": "create"} and (lost.sent_from, lost.sent) == (0, 3)
     assert lost.thread_lost.startswith("404 not_found_error: thread.previous_message_id: No usable Thread state was "
                                        "found for msg_")
     assert continued["thread"] == {"type": "continue", "previous_message_id": lost.reply["id"]}
@@ -135,7 +135,7 @@ def test_a_continue_is_checked_whole_before_it_is_sent():
         step(state, model)
         state.messages[2]["content"][0]["tool_use_id"] = "toolu_nowhere"  # answers no call the thread holds
         refused = step(state, model)
-    assert len(heard) == 1 and refused.branch == "bad_request" and refused.refused_unsent
+    assert len(heard) == 1 and refused.path == "bad_request" and refused.refused_unsent
     assert "unexpected `tool_use_id` found in `tool_result` blocks: toolu_nowhere" in refused.error
 
 

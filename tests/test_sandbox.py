@@ -47,7 +47,7 @@ def test_a_fault_that_met_no_reply_is_not_credited(box):
     box.step()
     notice = box.inject_fault("tool_raises", "add")
     record = box.run.records[-1]
-    assert record.branch == "model_error"
+    assert record.path == "model_error"
     assert box.tree.branch.mark_of(record) is None
     assert notice is not None and "not applied" in notice.text and "called no tool" not in notice.text
     box.undo()
@@ -146,7 +146,7 @@ def test_an_edit_over_threads_goes_out_whole_under_a_new_thread(box):
     # The whole array is sent and checked: the empty text block is refused in the API's words.
     assert record.thread == {"type": "create"} and record.sent_from == 0
     assert record.thread_lost and "edited" in record.thread_lost
-    assert record.branch == "bad_request" and "text content blocks must be non-empty" in record.error
+    assert record.path == "bad_request" and "text content blocks must be non-empty" in record.error
     sent = view.sent_by_turn(box.run, record)
     assert "The server holds the rest" not in (view.thread_note(sent) or "")
 

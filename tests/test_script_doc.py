@@ -114,19 +114,19 @@ def test_what_the_doc_says_the_fake_model_does():
     first = step(state, model)  # a call to a tool not given: an error result, not a refused file
     assert first.reply["id"] == "msg_fake_0001" and first.tool_runs[0].is_error
     failed = step(state, model)
-    assert failed.branch == "model_error" and not failed.counted and state.turn == 1
+    assert failed.path == "model_error" and not failed.counted and state.turn == 1
     assert model.calls == 2  # the error entry used up its place
     last = step(state, model)
     assert last.reply["id"] == "msg_fake_0003" and state.result == "done"
     cut = parse_script({"replies": [EXAMPLES[1]]})  # the cut-off example: its call is never run
     cut_state = RunState("go")
     run_to_end(cut_state, FakeModel(cut))
-    assert cut_state.records[0].branch == "stopped" and cut_state.records[0].tool_runs == []
+    assert cut_state.records[0].path == "stopped" and cut_state.records[0].tool_runs == []
     calls = [{"stop_reason": "tool_use", "content": [{"type": "tool_use", "id": f"toolu_{k}", "name": "add",
                                                       "input": {"a": k, "b": 1}}]} for k in (1, 2)]
     out = RunState("go", tool_names=["add"])
     run_to_end(out, FakeModel(parse_script({"replies": calls}, name="demo")))
-    assert out.records[-1].branch == "no_reply" and out.done
+    assert out.records[-1].path == "no_reply" and out.done
     assert out.result == "stopped: the script 'demo' has 2 replies and this is request 3: there is no reply to give"
 
 
@@ -134,7 +134,7 @@ def test_a_400_entry_ends_the_run_and_other_statuses_are_tried_again():
     bad = {"error": {"status": 400, "type": "invalid_request_error", "message": "no"}}
     state = RunState("go")
     step(state, FakeModel(parse_script({"replies": [bad]})))
-    assert state.records[0].branch == "bad_request" and state.done
+    assert state.records[0].path == "bad_request" and state.done
     state = RunState("go")
     over = {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}}
     said = run_to_end(state, FakeModel(parse_script({"replies": [over] * 4})))

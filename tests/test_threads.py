@@ -181,7 +181,7 @@ def test_a_failed_turn_on_a_thread_is_tried_again_with_the_same_thread():
     first, answer = two_turns()
     state, model = fake_run(first, overloaded, answer, threads=True)
     assert run_to_end(state, model) == "5"
-    assert [r.branch for r in state.records] == ["tool_use", "model_error", "answer"]
+    assert [r.path for r in state.records] == ["tool_use", "model_error", "answer"]
     assert state.records[2].thread == state.records[1].thread  # the same continue, sent again
 
 
@@ -235,7 +235,7 @@ def test_a_fork_of_a_threaded_run_falls_back_to_the_whole_array_on_its_first_tur
                                "messages": state.to_dict()["messages"][:3]})
     forks_model = FakeModel(script, calls=1)  # as the page forks: a FakeModel that holds no thread yet
     first = step(fork, forks_model)
-    assert first.branch == "tool_use" and first.thread == {"type": "create"} and first.sent_from == 0
+    assert first.path == "tool_use" and first.thread == {"type": "create"} and first.sent_from == 0
     assert first.thread_lost == ("404 not_found_error: thread.previous_message_id: No usable Thread state was found "
                                  f"for {state.records[0].reply['id']}")
     assert run_to_end(fork, forks_model) == "THE SUM IS 3.5 has 4 words."
@@ -266,7 +266,7 @@ def test_a_bare_404_to_a_continue_falls_back_and_other_failures_do_not():
     model.failure = type("BadRequestError", (Exception,), {"status_code": 400, "type": "invalid_request_error"})(
         "thread: Extra inputs are not permitted")
     step(state, model)
-    assert step(state, model).branch == "bad_request" and state.records[1].thread_lost is None
+    assert step(state, model).path == "bad_request" and state.records[1].thread_lost is None
 
 
 def test_a_thread_lost_by_its_error_code_falls_back_and_the_console_says_so():

@@ -206,7 +206,7 @@ def test_a_call_that_raised_lights_the_call_and_nothing_after_it():
     state.result = None
     step(state, FakeModel(load_script("runaway"), calls=40))  # the script has run out
     lit, notes = lit_of(state, state.turn)
-    assert state.records[-1].branch == "no_reply"
+    assert state.records[-1].path == "no_reply"
     assert notes[lit[-1]].endswith("→ no reply to give: run_agent would raise here (the exception leaves it); "
                                    "the sandbox catches it and ends the run")
 
@@ -286,12 +286,12 @@ def test_a_request_that_got_no_reply_is_not_counted_as_a_turn_taken():
     state.max_turns, state.result = 41, None
     model = FakeModel(load_script("runaway"), calls=40)
     step(state, model)  # the 41st request: the script has no reply left
-    assert state.records[-1].branch == "no_reply" and view.turns_taken(state) == 40
+    assert state.records[-1].path == "no_reply" and view.turns_taken(state) == 40
     assert view.run_summary(state) == ("turn 40 of 41 · the request for turn 41 got no reply · 81 messages · "
                                        "40 tool calls")
     state, model = fake_run(reply("tool_use", tool_use("toolu_01")), reply("tool_use", tool_use("toolu_01")))
     run_to_end(state, model)  # the request for turn 3 carries turn 2's reuse of the id: refused
-    assert state.records[-1].branch == "bad_request" and view.turns_taken(state) == 2
+    assert state.records[-1].path == "bad_request" and view.turns_taken(state) == 2
     assert view.run_summary(state).startswith("turn 2 of 40 · the request for turn 3 was refused · 5 messages")
     state, _ = scripted("overloaded_529", steps=2)  # a failed attempt is pending: turn 1 is all that was taken
     assert view.turns_taken(state) == 1 and view.run_summary(state).startswith("turn 1 of ")
@@ -305,9 +305,9 @@ def test_the_turn_limit_note_says_what_stops_the_run_first(limit):
     run_to_end(state, FakeModel(script))
     note = view.turn_limit_note(script, limit)
     if limit <= 40:  # the limit is reached, at turn `limit`, before the replies run out
-        assert note is None and state.records[-1].branch == "limit" and view.turns_taken(state) == limit
+        assert note is None and state.records[-1].path == "limit" and view.turns_taken(state) == limit
         return
-    assert state.records[-1].branch == "no_reply" and state.records[-1].turn == 41 and view.turns_taken(state) == 40
+    assert state.records[-1].path == "no_reply" and state.records[-1].turn == 41 and view.turns_taken(state) == 40
     assert note == (f"This script has 40 replies, each asking for a tool, so the replies run out before the turn "
                     f"limit of {limit:,} is reached: the request for turn 41 gets no reply, and the run stops there "
                     f"after 40 turns. A limit of 40 or less is reached first.")
@@ -445,7 +445,7 @@ def test_an_edited_run_that_ended_in_a_bad_request_is_said_to_be_one():
     tree.edit_reply("tool_use", blocks)
     tree.step(FakeModel(load_script("add_then_answer"), calls=1))  # a changed thinking block: refused
     state = tree.branch.state
-    assert state.records[-1].branch == "bad_request"
+    assert state.records[-1].path == "bad_request"
     about = view.recorded_about(state, "the script “Add two numbers, then answer”", 2, edited=1)
     assert about == ("Recorded on the page from a run of the script “Add two numbers, then answer”, 1 turn edited at a "
                      "fork: 2 entries, and it ended in a bad request.")
@@ -454,7 +454,7 @@ def test_an_edited_run_that_ended_in_a_bad_request_is_said_to_be_one():
 def test_the_outcome_says_who_refused_a_request_and_when_a_script_ran_out():
     state, model = fake_run(reply("tool_use", tool_use("toolu_1")))
     run_to_end(state, model)
-    assert state.records[-1].branch == "no_reply"
+    assert state.records[-1].path == "no_reply"
     said = view.outcome(state)
     assert said.kind == "stopped" and said.headline.startswith("stopped: the script 'test' has 1 reply")
     assert "the run ends here" in said.note

@@ -203,8 +203,8 @@ def test_a_plain_list_put_into_the_runs_own_messages_is_not_taken_as_watched():
     state, model = RunState("go", tool_names=["add"]), three_calls()
     step(state, model)
     state.messages[2]["content"] = [dict(block) for block in state.messages[2]["content"]]
-    assert step(state, model).branch == "tool_use"
-    assert step(state, model).branch == "tool_use"
+    assert step(state, model).path == "tool_use"
+    assert step(state, model).path == "tool_use"
     state.messages[2]["content"].append({"type": "tool_result", "tool_use_id": "toolu_9", "content": "x"})
     step(state, model)
     assert state.result.startswith("bad request: messages.2.content.1: unexpected `tool_use_id` found in "

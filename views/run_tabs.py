@@ -87,11 +87,11 @@ def turn_details(screen: Screen) -> None:
         st.caption(note)
     show_json_lazily("The exact request (JSON)", said.request, f"request{turn}")
     if record.reply is None:  # the run's outcome above says why, in full: not twice
-        why = "the model had no reply to give" if record.branch == "no_reply" else "the request was refused"
+        why = "the model had no reply to give" if record.path == "no_reply" else "the request was refused"
         st.markdown(f"**No reply came back**: {why}, and the run ended here (the notice above says why).")
         return
     st.markdown(f"**The reply came back** with stop_reason {as_code(record.reply.get('stop_reason'))}, and the loop "
-                f"{view.BRANCH_WORDS.get(record.branch, record.branch)}.")
+                f"{view.PATH_WORDS.get(record.path, record.path)}.")
     st.caption(turn_cost_line(record, screen.priced_model))
     added = view.added_by_turn(run, turn)
     st.html(messages_html(run.messages[added.start:added.stop], added.start, added, f"new in turn {turn}"))
@@ -138,7 +138,7 @@ def loop_view(screen: Screen) -> None:
     ended = record is not None and shown.done and record is shown.records[-1]
     st.caption(loop_caption(record))
     st.html(source_html(lesson_source(record, shown.result if ended else None)))
-    st.graphviz_chart(loop_diagram(record.branch if record else None).source)  # scrolls sideways rather than shrink
+    st.graphviz_chart(loop_diagram(record.path if record else None).source)  # scrolls sideways rather than shrink
 
 
 def messages_view(screen: Screen) -> None:

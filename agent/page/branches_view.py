@@ -130,7 +130,7 @@ def no_reply_note(record: TurnRecord) -> str | None:
     """What the edit form says above itself when the turn at the fork got no reply; None when it has one."""
     if record.reply is not None:
         return None
-    why = "the model had no reply to give" if record.branch == "no_reply" else (record.error or "the request failed")
+    why = "the model had no reply to give" if record.path == "no_reply" else (record.error or "the request failed")
     return (f"Turn {record.turn} got no reply: {why}. There is no reply here to edit: write the one it could "
             f"have had below, and Apply this reply gives turn {record.turn} that reply.")
 

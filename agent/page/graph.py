@@ -115,9 +115,9 @@ def _call_nodes(graph: Digraph, record: TurnRecord, ask: str) -> list[str]:
 
 
 def _outcome_node(graph: Digraph, state: RunState, record: TurnRecord) -> tuple[str, str]:
-    kind = record.branch if record.branch in ("answer", "limit", "bad_request") else "stopped"
+    kind = record.path if record.path in ("answer", "limit", "bad_request") else "stopped"
     title = {"answer": "answer", "limit": "turn limit", "bad_request": "bad request",
-             "no_reply": "no reply"}.get(record.branch, "stopped")
+             "no_reply": "no reply"}.get(record.path, "stopped")
     _node(graph, "outcome", _label(title, clip(state.result or "", 48)), kind, state.result or "", penwidth="2")
     return "outcome", kind
 
@@ -167,7 +167,7 @@ def run_graph(state: RunState, last_turns: int | None = None, next_step: bool = 
         for tail in tails:
             graph.edge(tail, ask, **({"label": "retry"} if retried else {}))
         tails = _call_nodes(graph, record, ask) or [ask]
-        if record.branch != "tool_use":
+        if record.path != "tool_use":
             name, _ = _outcome_node(graph, state, record)
             for tail in tails:
                 graph.edge(tail, name)
@@ -215,7 +215,7 @@ CYCLE_EDGES = [
 # to read at its own size: (upper, lower) pairs held one above the other by an invisible edge.
 STACKED = [("bad_request", "failed"), ("failed", "no_reply"), ("answer", "stopped")]
 SPINE = ("send", "append", "decide", "tools", "results", "limit")
-# The path each branch takes round the cycle.
+# The way each path (a turn record's `TurnPath`) takes round the cycle.
 PATHS = {
     None: ["start"],
     "tool_use": ["send", "append", "decide", "tools", "results", "limit", "send"],
@@ -228,12 +228,12 @@ PATHS = {
 }
 
 
-def loop_diagram(branch: str | None) -> Digraph:
-    """The loop's cycle with the path of `branch` (a turn record's branch, or None before any turn) lit."""
-    path = PATHS.get(branch, [])
+def loop_diagram(taken: str | None) -> Digraph:
+    """The loop's cycle with the way of `taken` (a turn record's path, or None before any turn) lit."""
+    path = PATHS.get(taken, [])
     lit_edges = set(zip(path, path[1:], strict=False))
     lit_nodes = set(path)
-    last = path[-1] if path and branch != "tool_use" else (path[-2] if path else None)
+    last = path[-1] if path and taken != "tool_use" else (path[-2] if path else None)
     graph = Digraph("loop", graph_attr={"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.28",
                                         "bgcolor": "transparent"})
     graph.attr("node", fontname=FONT, fontsize="13", style="filled", height="0.3", margin="0.08,0.03")

@@ -2,7 +2,7 @@
 
 The code shown is `examples/correct_loop.py`, the same file the exercise's
 tests run, so the page can never show a loop that differs from the lesson's.
-The engine says which path a turn took (`TurnRecord.branch`); this module finds
+The engine says which path a turn took (`TurnRecord.path`); this module finds
 the lesson's lines for each part of that path by reading the file's syntax tree
 (the call to `model.create`, the `if` on `"end_turn"`, the `if` on
 `"tool_use"`, ...), never by line numbers, so the example can be edited freely.
@@ -137,18 +137,18 @@ def path_lines(parts: LessonParts, record: TurnRecord | None, result: str | None
     sends = "sends " + " ".join(sent_words(record.messages_sent, record.sent, record.thread is not None))
     notes = {parts.loop: f"turn = {record.turn}", parts.send[0]: sends}
     if record.reply is None:  # the call raised: nothing after it ran, and run_agent has no handler for it
-        notes[parts.send[0]] = f"{sends} → {RAISED.get(record.branch, RAISED_ELSE)}"
+        notes[parts.send[0]] = f"{sends} → {RAISED.get(record.path, RAISED_ELSE)}"
         return lit, notes
     stop_reason = record.reply.get("stop_reason")
     lit |= _lines(parts.append_reply) | _lines(parts.if_answer[:2])
     notes[parts.append_reply[0]] = f"len(messages) = {record.sent + 1}"
     notes[parts.if_answer[0]] = f"stop_reason = {json.dumps(stop_reason)}"
-    if record.branch == "answer":
+    if record.path == "answer":
         lit |= set(range(parts.if_answer[0], parts.if_answer[2] + 1))
         notes[parts.if_answer[1] + 1] = f"returns {json.dumps(clip(result or '', 40), ensure_ascii=False)}"
         return lit, notes
     lit |= _lines(parts.if_other[:2])
-    if record.branch == "stopped":
+    if record.path == "stopped":
         lit |= set(range(parts.if_other[0], parts.if_other[2] + 1))
         notes[parts.if_other[1] + 1] = f"returns {json.dumps(result or '')}"
         return lit, notes
@@ -157,7 +157,7 @@ def path_lines(parts: LessonParts, record: TurnRecord | None, result: str | None
     names = ", ".join(run.name for run in calls)
     notes[parts.run_tool] = f"ran {_plural(len(calls), 'call')}" + (f": {clip(names, 40)}" if calls else "")
     notes[parts.append_results[0]] = f"len(messages) = {record.sent + 2}"
-    if record.branch == "limit":
+    if record.path == "limit":
         lit |= _lines(parts.limit)
         notes[parts.limit[0]] = f"turn = max_turns: returns {json.dumps(result or '')}"
     return lit, notes

@@ -34,8 +34,8 @@ STOP_NOTES = {
     "stop_sequence": "A custom stop sequence fired. The loop stops and says so.",
     "model_context_window_exceeded": "The conversation no longer fits in the model's context window.",
 }
-# What the loop did on each branch of a turn that got a reply.
-BRANCH_WORDS = {"answer": "returned the answer", "tool_use": "ran the tool calls and appended their results",
+# What the loop did on each path of a turn that got a reply.
+PATH_WORDS = {"answer": "returned the answer", "tool_use": "ran the tool calls and appended their results",
                 "limit": "ran the tool calls, then stopped at the turn limit",
                 "stopped": "stopped without running anything"}
 NO_REPLY_NOTE = ("The model had no reply to give (a script that has run out of replies), so trying again cannot "
@@ -109,9 +109,9 @@ def first_card(state: RunState, turn: int, card_turns: int) -> int:
     return record.sent if record else 1
 
 
-def latest_branch(state: RunState) -> str | None:
-    """What the loop did last: a record's branch, or None before anything happened."""
-    return state.records[-1].branch if state.records else None
+def latest_path(state: RunState) -> str | None:
+    """What the loop did last: a record's path, or None before anything happened."""
+    return state.records[-1].path if state.records else None
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ def outcome(state: RunState) -> Outcome | None:
                        f"failed attempt is not a turn, and Step tries turn {state.turn + 1} again.")
     if not state.done:
         return None
-    branch = state.records[-1].branch
+    branch = state.records[-1].path
     if branch == "answer":
         return Outcome("answer", state.result, "The model finished (end_turn): its text, without thinking, "
                                                "is the answer.")
@@ -303,7 +303,7 @@ def run_summary(state: RunState) -> str:
     last = state.records[-1] if state.records else None
     if last is not None and last.counted and last.reply is None:  # the run ended on a request, not a turn
         parts.append(f"the request for turn {last.turn} "
-                     f"{'was refused' if last.branch == 'bad_request' else 'got no reply'}")
+                     f"{'was refused' if last.path == 'bad_request' else 'got no reply'}")
     parts += [f"{count} message{'s' if count != 1 else ''}", f"{calls} tool call{'s' if calls != 1 else ''}"]
     if errors:
         parts.append(f"{errors} failed")

@@ -55,13 +55,13 @@ def record_script(state: RunState, name: str = "recorded", title: str = "", abou
     for position, record in enumerate(state.records):
         if record.reply is not None:
             replies.append(_reply_entry(record.reply))
-        elif record.branch == "model_error":
+        elif record.path == "model_error":
             entry = _error_entry(record)
             if entry is None:
                 left_out += 1
             else:
                 replies.append(entry)
-        elif record.branch == "bad_request" and position == len(state.records) - 1 \
+        elif record.path == "bad_request" and position == len(state.records) - 1 \
                 and (state.result or "").startswith(_BAD_REQUEST):
             replies.append({"error": {"status": 400, "type": "invalid_request_error",
                                       "message": state.result[len(_BAD_REQUEST):]}})
