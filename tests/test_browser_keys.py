@@ -58,3 +58,42 @@ def test_typing_in_the_task_box_presses_no_button(sandbox_page):  # noqa: F811
     expect(task).to_have_value("What is 2 + 3? seriously")
     expect(page.get_by_text("turn 0 of 40")).to_be_visible()
     no_exception_box(page)
+
+
+def test_undo_and_redo_keys_take_an_action_back_and_again(sandbox_page):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    page.get_by_role("heading", name="Loop Sandbox").click()
+    press(page, "e")
+    expect(page.get_by_text("turn 2 of 40")).to_be_visible()
+    press(page, "r")
+    expect(page.get_by_text("Reset started a new run: a run of 2 turns went with the old one")).to_be_visible()
+    press(page, "z")
+    expect(page.get_by_text("turn 2 of 40")).to_be_visible()
+    press(page, "y")
+    expect(page.get_by_text("turn 0 of 40")).to_be_visible()
+    no_exception_box(page)
+
+
+def test_keys_still_work_after_the_slider_or_a_view_was_clicked(sandbox_page):  # noqa: F811
+    """Point 11: a click leaves the focus on the slider or the view picker; the keys must not die there."""
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    page.get_by_role("heading", name="Loop Sandbox").click()
+    press(page, "s")
+    press(page, "s")
+    expect(page.get_by_text("turn 2 of 40")).to_be_visible()
+    page.get_by_test_id("stSlider").locator("input[type=range]").focus()  # where a click on it leaves the focus
+    wait_for_idle(page)
+    press(page, "r")  # a letter reaches its button
+    expect(page.get_by_text("turn 0 of 40")).to_be_visible()
+    press(page, "e")
+    expect(page.get_by_text("turn 2 of 40")).to_be_visible()
+    page.get_by_test_id("stMain").get_by_role("radio", name="Messages", exact=True).click()
+    wait_for_idle(page)
+    press(page, "ArrowLeft")  # a turn back, not the view to the left
+    expect(page.get_by_text("Looking back at turn 1 of 2")).to_be_visible()
+    expect(page.get_by_test_id("stMain").get_by_role("radio", name="Messages", exact=True)).to_be_checked()
+    no_exception_box(page)

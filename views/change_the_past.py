@@ -53,10 +53,8 @@ def box() -> Sandbox:
 def act(method: Callable[..., Notice | None], *args: Any) -> Notice | None:
     """Take a Sandbox action from this panel; an error stays beside the form, anything else goes to the notice."""
     said = method(*args)
-    if said is not None and said.kind != "error":
-        box().notice = said
-        return None
-    return said
+    box().notice = said if said is not None and said.kind != "error" else None
+    return said if said is not None and said.kind == "error" else None
 
 
 def marked_graph(graph: graphviz.Digraph, shown: RunState) -> graphviz.Digraph:
@@ -210,8 +208,11 @@ def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> No
         tool = st.selectbox("Which tool", ["", *box().run.tool_names], key="fault_tool",
                             format_func=lambda name: name or "every tool the reply calls")
     if st.button("Step with this fault", icon=":material/bolt:", key="fault_step"):
+        real = model_for()
+        if box().run_model == ModelKind.REAL and real is None:
+            return  # the real model could not be set up: the notice says why
         with st.spinner("Asking the model…"):
-            problem = act(box().inject_fault, kind, tool, model_for())
+            problem = act(box().inject_fault, kind, tool, real)
         if problem:
             st.error(as_text(problem.text), icon=":material/error:")
             return

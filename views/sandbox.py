@@ -79,8 +79,8 @@ def follow_history(box: Sandbox) -> None:
     link = from_query(query, list(builtin_scripts()), list(TOOLS))
     problems = box.follow_link(link)
     box.written_query = query
-    if problems:
-        box.notice = Notice("warning", "Part of this address could not be used: " + "; ".join(problems) + ".")
+    box.notice = Notice("warning", "Part of this address could not be used: " + "; ".join(problems) + ".") \
+        if problems else None
     if len(box.tree.branches) > 1:
         ss.change_the_past = True
 
@@ -151,6 +151,7 @@ def model_for_this_run(live: Any) -> Model | None:
 def take_step(live: Any, to_the_end: bool = False) -> None:
     """Step (or Run to end), with a spinner while a real model is asked."""
     box = sandbox()
+    box.notice = None  # what the last action said is replaced by what this one says
     real = model_for_this_run(live)
     if box.run_model == ModelKind.REAL and real is None and box.notice is not None:
         return  # the real model could not be set up: the notice says why
@@ -313,7 +314,8 @@ def show_notice(box: Sandbox) -> None:
         key = api_key()[0] if box.run_model == ModelKind.REAL else ""
         text = as_text(box.notice.text, key)
         {"info": st.info, "warning": st.warning, "error": st.error}[box.notice.kind](text)
-        box.notice = None
+        # It stays until the next action says something else: a rerun that is no action (a view picked, the
+        # browser's own) must not take away what the last action said.
 
 
 def show_outcome(box: Sandbox, outcome: view.Outcome | None) -> view.Outcome | None:

@@ -39,7 +39,8 @@ KEYS_JS = """
   const typing = (element) => element && (element.isContentEditable
     || ["INPUT", "TEXTAREA", "SELECT"].includes(element.tagName)
     || ["slider", "combobox", "listbox", "textbox", "option"].includes(element.getAttribute("role")));
-  const onSlider = (element) => element && element.getAttribute && element.getAttribute("role") === "slider";
+  const onSlider = (element) => element && element.getAttribute
+    && (element.getAttribute("role") === "slider" || (element.tagName === "INPUT" && element.type === "range"));
   const inPicker = (element) => element && element.closest && element.closest(".st-key-tab");
   // In the capture phase, before the widget with the focus: a view picked by a click keeps the focus, and its
   // own arrow keys would move between views, not turns.
@@ -61,6 +62,7 @@ KEYS_JS = """
       }
     } else if (button && !button.disabled) {
       event.preventDefault();
+      event.stopPropagation();  // R is Streamlit's own rerun key too: one press, one Reset
       button.click();
     }
   }, true);

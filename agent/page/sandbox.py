@@ -121,7 +121,7 @@ class Sandbox:
     base_url: str = ""
     """The real model's base URL ("" for Anthropic's)."""
     notice: Notice | None = None
-    """What the page says about the last action, shown once."""
+    """What the page says about the last action, shown until the next action."""
     uploads: int = 0
     """Files refused or taken so far: each one gives the page a fresh, empty uploader."""
     real_client: Any = field(default=None, repr=False)
