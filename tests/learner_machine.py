@@ -92,7 +92,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
     def open_the_page(self) -> None:
         self.at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=60))
 
-    @precondition(lambda self: self.ss["model_choice"] == "Script")
+    @precondition(lambda self: self.ss["sandbox"].model == "Script")
     @rule(name=st.sampled_from(SCRIPTS))
     def pick_script(self, name: str) -> None:
         self.act(f"pick script {name}", self.at.selectbox(key="script").set_value(name))
@@ -140,7 +140,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
     def switch_threads(self, threads: bool) -> None:
         self.act(f"threads {threads}", self.at.toggle(key="threads").set_value(threads))
 
-    @precondition(lambda self: self.ss["model_choice"] == "Script")
+    @precondition(lambda self: self.ss["sandbox"].model == "Script")
     @rule(good=st.booleans())
     def upload(self, good: bool) -> None:
         uploader = next(u for u in self.at.file_uploader if u.key.startswith("upload"))  # the script's, not the tree's

@@ -19,7 +19,7 @@ from agent.page.view import builtin_scripts
 class LearnerWithLinks(LearnerOnThePage):
     @invariant()
     def the_url_reopens_the_same_run(self) -> None:
-        if self.at is None or self.ss["script"] not in builtin_scripts():
+        if self.at is None or self.ss["sandbox"].script not in builtin_scripts():
             return
         again = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=60)
         for key, value in self.at.query_params.items():
