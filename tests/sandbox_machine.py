@@ -44,10 +44,14 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         self.box = Sandbox(BUILTIN)
         self.acted_on = self.box.branch_name
         self.tally: Counter[str] = Counter()
+        self.addresses: list[tuple] = []
+        """Each screen's link, as the address bar held it after the action, with the screen it named."""
 
     def did(self, name: str) -> None:
         self.tally[name] += 1
         self.acted_on = self.box.branch_name
+        if not self.box.from_file and self.box.script in BUILTIN and len(self.box.log) <= 40:
+            self.addresses.append((self.box.link(), screen(self.box), self.box.settings_changed))
 
     # ------------------------------------------------------------------ the learner's actions
 
@@ -157,6 +161,20 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
     def undo(self) -> None:
         self.box.undo()
         self.did("undo")
+
+    @precondition(lambda self: bool(self.addresses))
+    @rule(data=st.data())
+    def back_or_forward(self, data) -> None:
+        link, shown, moved = data.draw(st.sampled_from(self.addresses), label="an earlier address")
+        before = screen(self.box)
+        assert self.box.follow_link(link) == []
+        upto = 8 if moved else 9
+        assert screen(self.box)[:upto] == shown[:upto], "Back shows the screen its address names"
+        if screen(self.box) != before:
+            self.box.undo()
+            assert screen(self.box) == before, "and Undo comes back to the screen before it"
+        self.tally["back or forward"] += 1
+        self.acted_on = self.box.branch_name
 
     @rule()
     def open_the_link(self) -> None:

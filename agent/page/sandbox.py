@@ -645,8 +645,8 @@ class Sandbox:
     def _open(self, link: Link) -> list[str]:
         problems = list(link.problems)
         self.model = ModelKind(link.model)
-        if link.script:
-            self.script = link.script
+        self.script = link.script or REFERENCE_SCRIPT
+        self.settings = Settings()  # a link holds what differs from a fresh page: the rest is a fresh page's
         self.put_script_in_settings()
         if link.task is not None:
             self.settings.task = link.task
