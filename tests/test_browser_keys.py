@@ -58,3 +58,39 @@ def test_typing_in_the_task_box_presses_no_button(sandbox_page):  # noqa: F811
     expect(task).to_have_value("What is 2 + 3? seriously")
     expect(page.get_by_text("turn 0 of 40")).to_be_visible()
     no_exception_box(page)
+
+
+FRAME = """() => { const main = document.querySelector('[data-testid="stMain"]');
+  const frame = getComputedStyle(main, '::before');
+  return {focused: document.activeElement === main, visible: main.matches(':focus-visible'),
+          drawn: frame.display !== 'none' && frame.content !== 'none' && frame.boxShadow !== 'none'}; }"""
+RING = """(button) => { const style = getComputedStyle(button);
+  return [style.outlineStyle, style.outlineWidth, style.outlineColor, style.boxShadow].join(' '); }"""
+
+
+def test_keys_after_a_click_on_the_background_draw_no_frame_and_a_tabbed_button_keeps_its_ring(chromium, sandbox):  # noqa: F811
+    """A click on the page's background gives the focus to the main area; a key then makes that focus 'visible',
+    and Streamlit would frame the whole area in grey. No frame; a button reached by Tab still shows its ring."""
+    from browser_support import open_page
+
+    for width in (1440, 900):
+        page = open_page(chromium, sandbox.url, width=width)
+        try:
+            page.mouse.click(width - 40, 1250)  # the background, right of the content, below the sidebar's end
+            press(page, "s")
+            press(page, "ArrowLeft")
+            frame = page.evaluate(FRAME)
+            assert frame["focused"] and frame["visible"]  # the case that drew the frame
+            assert not frame["drawn"]
+            shot(page, f"no-main-frame-{width}.png")
+
+            step = page.get_by_role("button", name="Step")
+            at_rest = step.evaluate(RING)
+            step.focus()
+            page.keyboard.press("Shift+Tab")
+            page.keyboard.press("Tab")  # back onto Step by the keyboard: the focus is visible
+            assert step.evaluate("(button) => button.matches(':focus-visible')")
+            assert step.evaluate(RING) != at_rest
+            no_exception_box(page)
+        finally:
+            page.context.close()

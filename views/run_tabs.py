@@ -18,7 +18,7 @@ from agent.models.hand_model import written_by_hand
 from agent.models.toy import TOY_MODEL_NAME
 from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import view
-from agent.page.graph import loop_diagram, run_graph
+from agent.page.graph import CYCLE_AT_START_JS, LOOP_DIAGRAM_KEY, loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.safe_text import CODE_CHARS, as_code, as_sentence, clip_text
@@ -149,7 +149,9 @@ def loop_view(shown: RunState, turn: int) -> None:
     st.caption(f"The lesson's `run_agent` (examples/correct_loop.py), with the lines {where} went through lit and "
                "the values they saw beside them. Below it, the same turn round the loop's cycle.")
     st.html(source_html(lesson_source(record, shown.result if ended else None)))
-    st.graphviz_chart(loop_diagram(record.branch if record else None).source)  # scrolls sideways rather than shrink
+    with st.container(key=LOOP_DIAGRAM_KEY):  # scrolls sideways rather than shrink, opened where the loop starts
+        st.graphviz_chart(loop_diagram(record.branch if record else None).source)
+    st.html(CYCLE_AT_START_JS, unsafe_allow_javascript=True)
 
 
 def messages_view(shown: RunState, turn: int) -> None:
