@@ -19,6 +19,7 @@ if str(HERE) not in sys.path:  # the views import each other as `views.*`, where
     sys.path.insert(0, str(HERE))
 
 from agent.page.html_cards import PAGE_CSS  # noqa: E402  (needs no path, but reads better beside the others)
+from agent.page.navigation import NAVIGATION_HOLD_JS  # noqa: E402
 from views.serving import hold_a_class  # noqa: E402
 
 hold_a_class()  # once a process: Steps sent without delay, room for a large class's dropped sessions
@@ -37,3 +38,4 @@ VIEWS = [
             url_path="write-your-loop"),
 ]
 st.navigation(VIEWS).run()
+st.html(NAVIGATION_HOLD_JS, unsafe_allow_javascript=True)  # after the page: a click away waits for a field's text

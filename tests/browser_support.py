@@ -186,3 +186,33 @@ def open_page(browser: Any, url: str, width: int = 1440, height: int = 1300, on_
 def wait_for_idle(page: Any, timeout: float = 30_000) -> None:
     """Until Streamlit has finished running the script for this page."""
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
+
+
+# Each character drawn in the element's own font beside characters no font has (unassigned code points): the
+# same pixels mean the browser found no glyph for it and drew the empty box.
+UNDRAWABLE_JS = """(elements) => {
+  const found = new Set();
+  for (const element of elements) {
+    const style = getComputedStyle(element);
+    const font = `${style.fontStyle} ${style.fontWeight} 32px ${style.fontFamily}`;
+    const draw = (character) => {
+      const canvas = document.createElement("canvas");
+      canvas.width = canvas.height = 64;
+      const context = canvas.getContext("2d");
+      context.font = font;
+      context.textBaseline = "top";
+      context.fillText(character, 4, 4);
+      return context.getImageData(0, 0, 64, 64).data.join(",");
+    };
+    const nothing = new Set(["\\u0378", "\\u{10FFFD}"].map(draw));
+    for (const character of new Set(Array.from(element.textContent))) {
+      if (character.trim() && nothing.has(draw(character))) found.add(character);
+    }
+  }
+  return Array.from(found);
+}"""
+
+
+def undrawable_characters(locator: Any) -> list[str]:
+    """The characters in `locator`'s elements that the browser cannot draw in their font or any fallback."""
+    return locator.evaluate_all(UNDRAWABLE_JS)

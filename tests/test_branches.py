@@ -353,7 +353,7 @@ def test_a_failed_hand_attempt_takes_no_reply_from_the_script_and_is_not_marked_
     tree.step(hand)
     assert console_lines(branch.state, console_notes(branch), returned=False)[1:3] == [
         "turn 2: model error: you are the model: write its reply first, then send it",  # not said to be by hand
-        'turn 2: add {"a": 1, "b": 1} -> 2   <- ✋ by hand']
+        'turn 2: add {"a": 1, "b": 1} -> 2   <- by hand']
     again = tree.fork(2)
     run_to_end(again.state, FakeModel(load_script("three_tool_chain"), calls=again.script_replies_used(2)))
     assert turn_lines(again.state, 3) == ['turn 3: upper {"text": "the sum is 3.5"} -> THE SUM IS 3.5']  # reply 2

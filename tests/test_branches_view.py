@@ -46,7 +46,7 @@ def test_marks_touch_only_nodes_the_folded_graph_has():
     dot = mark_run_graph(run_graph(shown, 8), tree.branch, shown).source
     assert "ask3 " not in dot and "\task3 [" not in dot  # folded into "turns 1–23": no orphan node appears
     assert 'fork -> ask31' in dot and "branch 1 leaves main" in dot
-    assert 'call31_1 [color="#e8590c"' in dot and 'xlabel="⚡ injected"' in dot
+    assert 'call31_1 [color="#e8590c"' in dot and 'xlabel=injected' in dot
     assert 'ask30 [fillcolor="#f1f3f5"' in dot  # shared with main
 
 

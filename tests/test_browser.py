@@ -466,3 +466,66 @@ def test_a_refused_request_beside_the_reference_fits_a_900_px_page(chromium, san
     finally:
         page.context.close()
 
+
+
+# Where the loop view's code, its value notes and its cycle stand on screen.
+LOOP_LAYOUT = """() => {
+  const code = document.querySelector('.ls-code'), box = code.getBoundingClientRect();
+  const lines = Array.from(code.querySelectorAll('.ls-line')).map((line) => {
+    const src = line.querySelector('.ls-src'), at = src.getBoundingClientRect();
+    return {text: src.textContent, rows: src.getClientRects().length, height: at.height,
+            notes: Array.from(line.querySelectorAll('.ls-here')).map((note) => {
+              const words = document.createRange();
+              words.selectNodeContents(note);
+              const n = words.getBoundingClientRect();  // the words as drawn, not the box they may wrap in
+              return {text: note.textContent, beside: n.top < at.bottom - 1 && n.left >= at.right - 1,
+                      below: n.top >= at.bottom - 1, inView: n.left >= box.left - 1 && n.right <= box.right + 1};
+            })};
+  });
+  const chart = document.querySelector('.st-key-loop_cycle [data-testid="stGraphVizChart"]');
+  const start = Array.from(chart.querySelectorAll('g.node'))
+    .find((node) => node.querySelector('title').textContent === 'start').getBoundingClientRect();
+  const view = chart.getBoundingClientRect();
+  return {lines, scrolls: code.scrollWidth > code.clientWidth + 1,
+          lineHeight: parseFloat(getComputedStyle(code).lineHeight),
+          cycleScrolls: chart.scrollWidth > chart.clientWidth + 1,
+          startInView: start.left >= view.left - 1 && start.right <= view.left + chart.clientWidth + 1};
+}"""
+
+
+@pytest.mark.parametrize("width", [1440, 900])
+def test_the_loop_view_keeps_each_statement_on_one_line_and_its_notes_in_view(chromium, sandbox, width):
+    """No line of the loop wraps (the box scrolls sideways when it is too narrow); each value note stands beside
+    its line, or under it, inside the part of the box in view; the cycle opens with its first node in view."""
+    from playwright.sync_api import expect
+
+    page = open_page(chromium, sandbox.url, width=width, height=1300)
+    try:
+        step(page)
+        expect(page.get_by_text('turn 1: add {"a": 2, "b": 3} -> 5')).to_be_visible()
+        step(page)
+        expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("2 + 3 is 5.")
+        pick_view(page, "The loop")
+        expect(page.get_by_text('◀ returns "2 + 3 is 5."')).to_be_visible()
+        page.wait_for_timeout(300)  # the cycle's layout is drawn after the script has run
+        layout = page.evaluate(LOOP_LAYOUT)
+        for line in layout["lines"]:
+            assert line["rows"] == 1 and line["height"] < 1.5 * layout["lineHeight"], f"wrapped: {line['text']}"
+        notes = [note for line in layout["lines"] for note in line["notes"]]
+        assert len(notes) == 5  # turn, messages sent, len(messages), stop_reason, what it returns
+        for note in notes:
+            assert note["inView"], f"out of view: {note['text']}"
+            assert note["beside"] or note["below"], f"in the code: {note['text']}"
+        if width == 900:  # too narrow for the longest line: the box scrolls, and the notes go under their lines
+            assert layout["scrolls"] and all(note["below"] for note in notes)
+            assert layout["cycleScrolls"]
+        else:
+            assert not layout["scrolls"] and all(note["beside"] for note in notes)
+        assert layout["startInView"]
+        nothing_cut_off(page)
+        shot(page, f"13-the-loop-{width}.png")
+        page.locator('.st-key-loop_cycle').scroll_into_view_if_needed()
+        shot(page, f"14-the-cycle-{width}.png")
+        no_exception_box(page)
+    finally:
+        page.context.close()

@@ -97,3 +97,39 @@ def test_keys_still_work_after_the_slider_or_a_view_was_clicked(sandbox_page):  
     expect(page.get_by_text("Looking back at turn 1 of 2")).to_be_visible()
     expect(page.get_by_test_id("stMain").get_by_role("radio", name="Messages", exact=True)).to_be_checked()
     no_exception_box(page)
+
+
+FRAME = """() => { const main = document.querySelector('[data-testid="stMain"]');
+  const frame = getComputedStyle(main, '::before');
+  return {focused: document.activeElement === main, visible: main.matches(':focus-visible'),
+          drawn: frame.display !== 'none' && frame.content !== 'none' && frame.boxShadow !== 'none'}; }"""
+RING = """(button) => { const style = getComputedStyle(button);
+  return [style.outlineStyle, style.outlineWidth, style.outlineColor, style.boxShadow].join(' '); }"""
+
+
+def test_keys_after_a_click_on_the_background_draw_no_frame_and_a_tabbed_button_keeps_its_ring(chromium, sandbox):  # noqa: F811
+    """A click on the page's background gives the focus to the main area; a key then makes that focus 'visible',
+    and Streamlit would frame the whole area in grey. No frame; a button reached by Tab still shows its ring."""
+    from browser_support import open_page
+
+    for width in (1440, 900):
+        page = open_page(chromium, sandbox.url, width=width)
+        try:
+            page.mouse.click(width - 40, 1250)  # the background, right of the content, below the sidebar's end
+            press(page, "s")
+            press(page, "ArrowLeft")
+            frame = page.evaluate(FRAME)
+            assert frame["focused"] and frame["visible"]  # the case that drew the frame
+            assert not frame["drawn"]
+            shot(page, f"no-main-frame-{width}.png")
+
+            step = page.get_by_role("button", name="Step")
+            at_rest = step.evaluate(RING)
+            step.focus()
+            page.keyboard.press("Shift+Tab")
+            page.keyboard.press("Tab")  # back onto Step by the keyboard: the focus is visible
+            assert step.evaluate("(button) => button.matches(':focus-visible')")
+            assert step.evaluate(RING) != at_rest
+            no_exception_box(page)
+        finally:
+            page.context.close()

@@ -5,6 +5,7 @@ session, so what the editor holds afterwards came back from the browser. Uses th
 `test_browser.py`; skipped as they are when there is no browser.
 """
 
+import pytest
 from browser_support import wait_for_idle
 from test_browser import chromium, no_exception_box, sandbox, shot  # noqa: F401  pytest fixtures and helpers
 from test_exercise import CORRECT_LOOP
@@ -132,3 +133,53 @@ def test_a_draft_over_the_limit_is_not_kept_and_the_line_says_so(chromium, sandb
         no_exception_box(page)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", [1440, 900])
+def test_one_click_on_sandbox_after_typing_in_the_editor_opens_the_sandbox(chromium, sandbox, width):  # noqa: F811
+    """The editor's text goes to the server as it loses focus, a moment after the click has asked for the
+    other page: that click must still open the Sandbox, once, and the text must still be the server's."""
+    from playwright.sync_api import expect
+
+    context = chromium.new_context(viewport={"width": width, "height": 1300})
+    try:
+        page = context.new_page()
+        editor = exercise_page(page, sandbox.url)
+        type_at_the_end(page, editor, TYPED)
+        stored_is(page, starter_source() + TYPED)  # the typing has settled: only the blur is left to send it
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Sandbox").click()
+        expect(page.get_by_role("heading", name="Loop Sandbox")).to_be_visible(timeout=10_000)
+        expect(page.get_by_role("button", name="Step")).to_be_visible()
+        wait_for_idle(page)
+        expect(page.get_by_role("heading", name="Loop Sandbox")).to_be_visible()  # and it stays there
+        assert "write-your-loop" not in page.url
+        no_exception_box(page)
+        shot(page, f"draft-then-sandbox-{width}.png")
+
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Write your loop").click()
+        editor = page.get_by_role("textbox", name="my_loop.py")
+        expect(editor).to_have_value(starter_source() + TYPED, timeout=30_000)  # the server had the text
+        assert "write-your-loop" in page.url
+    finally:
+        context.close()
+
+
+def test_one_click_on_write_your_loop_after_typing_a_task_opens_the_exercise(chromium, sandbox):  # noqa: F811
+    """The same on the sandbox's own text boxes: a task typed, then one click away, and the task is kept."""
+    from browser_support import open_page
+    from playwright.sync_api import expect
+
+    page = open_page(chromium, sandbox.url)
+    try:
+        task = page.get_by_label("Task")
+        task.fill("What is 20 + 22?")  # still in the box: the click that moves away sends it
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Write your loop").click()
+        expect(page.get_by_role("textbox", name="my_loop.py")).to_be_visible(timeout=10_000)
+        wait_for_idle(page)
+        expect(page.get_by_role("heading", name="Write your loop")).to_be_visible()
+        assert "write-your-loop" in page.url
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Sandbox").click()
+        expect(page.get_by_label("Task")).to_have_value("What is 20 + 22?", timeout=30_000)
+        no_exception_box(page)
+    finally:
+        page.context.close()

@@ -71,7 +71,7 @@ def test_an_edited_reply_that_breaks_a_rule_is_refused_in_the_api_s_words(at):
     area = next(a for a in at.text_area if a.key and a.key.startswith("edit_blocks_"))
     area.set_value(json.dumps([{"type": "tool_use", "id": "bad id", "name": "add", "input": {"a": 1, "b": 1}}]))
     click(at, "Apply this reply")
-    assert console(at)[0].startswith('turn 1: add {"a": 1, "b": 1} -> 2   <- ✎ edited')
+    assert console(at)[0].startswith('turn 1: add {"a": 1, "b": 1} -> 2   <- edited')
     click(at, "Step")
     assert at.session_state["sandbox"].run.result == (
         "bad request: messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'")
@@ -102,18 +102,18 @@ def test_a_tool_result_edited_at_the_fork_is_what_the_next_request_carries(at):
 
 
 @pytest.mark.parametrize(("kind", "said"), [
-    ("overloaded", "turn 1: model error: 529 overloaded_error: Overloaded   <- ⚡ injected"),
+    ("overloaded", "turn 1: model error: 529 overloaded_error: Overloaded   <- injected"),
     ("timeout", "turn 1: model error: APITimeoutError: Request timed out"),
-    ("tool_raises", 'turn 1: add {"a": 2, "b": 3} -> error: add broke down (an injected fault)   <- ⚡ injected'),
-    ("cut_off", "turn 1:   <- ⚡ injected: the reply is cut off by max_tokens"),
-    ("refusal", "turn 1:   <- ⚡ injected: the model refuses"),
+    ("tool_raises", 'turn 1: add {"a": 2, "b": 3} -> error: add broke down (an injected fault)   <- injected'),
+    ("cut_off", "turn 1:   <- injected: the reply is cut off by max_tokens"),
+    ("refusal", "turn 1:   <- injected: the model refuses"),
 ])
 def test_each_fault_steps_the_run_and_is_marked_as_injected(at, kind, said):
     open_panel(at, "Inject a fault")
     run(at.selectbox(key="fault_kind").set_value(kind))
     click(at, "Step with this fault")
     assert console(at)[0].startswith(said)
-    assert 'xlabel="⚡ injected"' in run_graph_dot(at)
+    assert 'xlabel=injected' in run_graph_dot(at)
 
 
 def test_be_the_model_then_save_the_session_as_a_script_that_replays(at):
@@ -122,7 +122,7 @@ def test_be_the_model_then_save_the_session_as_a_script_that_replays(at):
     run(at.number_input(key="hand_calls").set_value(1))
     at.text_input(key="hand_input_1").set_value('{"a": 20, "b": 22}')
     click(at, "Send this reply")
-    assert console(at)[0] == 'turn 1: add {"a": 20, "b": 22} -> 42   <- ✋ by hand'
+    assert console(at)[0] == 'turn 1: add {"a": 20, "b": 22} -> 42   <- by hand'
     run(at.selectbox(key="hand_stop").set_value("end_turn"))
     run(at.number_input(key="hand_calls").set_value(0))
     at.text_area(key="hand_text").set_value("It is 42.")
@@ -312,8 +312,8 @@ def test_fork_after_a_fault_then_edit_then_step_agrees_with_the_tree(at):
     click(at, "Step")
     agrees_with_the_tree(at)
     lines = console(at)
-    assert lines[1].startswith("turn 2: model error: 529 overloaded_error: Overloaded   <- ⚡ injected")
-    assert lines[2].startswith('turn 2: upper {"text": "the sum is 3.5"} -> LOUD   <- ✎ edited')
+    assert lines[1].startswith("turn 2: model error: 529 overloaded_error: Overloaded   <- injected")
+    assert lines[2].startswith('turn 2: upper {"text": "the sum is 3.5"} -> LOUD   <- edited')
     assert lines[3] == 'turn 3: word_count {"text": "THE SUM IS 3.5"} -> 4'  # reply 3: the script reads no edit
 
 

@@ -100,7 +100,7 @@ def test_a_branch_with_an_edit_and_a_fault(at):
     again = reopens_the_same_screen(at)
     assert screen(again)["branch"] == "branch 1"
     lines = console(again)
-    assert "LOUD" in lines[1] and "✎ edited" in lines[1] and "⚡ injected" in lines[2]
+    assert "LOUD" in lines[1] and "<- edited" in lines[1] and "<- injected" in lines[2]
     run(again.selectbox(key="branch_pick").set_value("main"))  # the link holds the switch back too
     assert reopens_the_same_screen(again).session_state["sandbox"].tree.current == "main"
 

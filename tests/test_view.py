@@ -330,7 +330,7 @@ def test_source_html_lights_the_lines_and_sets_each_value_beside_its_line():
     source = lesson_source(shown_record(state, 2), state.result)
     markup = source_html(source, "")
     assert markup.count("ls-lit") == len(source.marked)
-    assert markup.count("ls-here") == len(source.notes) and "◀ returns &quot;2 + 3 is 5.&quot;" in markup
+    assert markup.count('class="ls-here"') == len(source.notes) and "◀ returns &quot;2 + 3 is 5.&quot;" in markup
     legacy = source_html(view.LoopSource(["a", "b"], 7, frozenset({1}), 1), "here")  # the exercise's use
     assert "◀ here" in legacy and legacy.count("ls-anchor") == 1 and ">8<" in legacy
 

@@ -17,7 +17,7 @@ from agent.loop import RunState
 from agent.models.hand_model import written_by_hand
 from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import view
-from agent.page.graph import loop_diagram, run_graph
+from agent.page.graph import CYCLE_AT_START_JS, LOOP_DIAGRAM_KEY, loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
 from agent.page.lesson_loop import lesson_source, loop_caption, shown_record
 from agent.page.names import ModelKind
@@ -138,7 +138,9 @@ def loop_view(screen: Screen) -> None:
     ended = record is not None and shown.done and record is shown.records[-1]
     st.caption(loop_caption(record))
     st.html(source_html(lesson_source(record, shown.result if ended else None)))
-    st.graphviz_chart(loop_diagram(record.path if record else None).source)  # scrolls sideways rather than shrink
+    with st.container(key=LOOP_DIAGRAM_KEY):  # scrolls sideways rather than shrink, opened where the loop starts
+        st.graphviz_chart(loop_diagram(record.path if record else None).source)
+    st.html(CYCLE_AT_START_JS, unsafe_allow_javascript=True)
 
 
 def messages_view(screen: Screen) -> None:

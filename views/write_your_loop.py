@@ -94,14 +94,18 @@ def run_check(source: str) -> None:
         headline.warning(str(exc), icon=":material/hourglass_top:")
         return
     cancel_at.button("Cancel", icon=":material/stop_circle:", key="cancel_check")  # a click stops this run
+    # One place a script: each takes the last check's verdict off the screen at once, so no verdict of other
+    # code (a "pass", faded) stands among this check's while it waits and runs.
+    rows = [st.empty() for _ in exercise_script_names()]
     with ticket:
         ticket.wait(lambda ahead: headline.info(place_words(ahead), icon=":material/groups:"))
-        check_now(source, headline, cancel_at, problem_at)
+        check_now(source, headline, cancel_at, problem_at, rows)
 
 
-def check_now(source: str, headline: DeltaGenerator, cancel_at: DeltaGenerator, problem_at: DeltaGenerator) -> None:
-    """The check itself, once it holds a slot."""
-    total, started = len(exercise_script_names()), time.monotonic()
+def check_now(source: str, headline: DeltaGenerator, cancel_at: DeltaGenerator, problem_at: DeltaGenerator,
+              rows: list[DeltaGenerator]) -> None:
+    """The check itself, once it holds a slot: each script's verdict in its place of `rows`, as it comes."""
+    total, started = len(rows), time.monotonic()
     check = LoopCheck(protection=protection().kind)
     ss.loop_check = source, check, True  # until it finishes, a check that is stopped shows as cancelled
 
@@ -116,7 +120,8 @@ def check_now(source: str, headline: DeltaGenerator, cancel_at: DeltaGenerator, 
                 check.problem = item
                 break
             check.scripts.append(item)
-            script_row(item, source, first_failure=not item.passed and all(r.passed for r in check.scripts[:-1]))
+            script_row(item, source, first_failure=not item.passed and all(r.passed for r in check.scripts[:-1]),
+                       at=rows[len(check.scripts) - 1] if len(check.scripts) <= len(rows) else None)
             tick()
     cancel_at.empty()
     ss.loop_check = source, check, False
@@ -146,8 +151,8 @@ def loop_check_results(source: str, check: LoopCheck, cancelled: bool) -> None:
         script_row(result, source, first_failure=result is first_failure)
 
 
-def script_row(result: ScriptCheck, source: str, first_failure: bool) -> None:
-    with st.expander(exercise_view.script_label(result), expanded=first_failure):
+def script_row(result: ScriptCheck, source: str, first_failure: bool, at: DeltaGenerator | None = None) -> None:
+    with (at or st).expander(exercise_view.script_label(result), expanded=first_failure):
         script_result(result, source)
 
 

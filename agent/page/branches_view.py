@@ -20,7 +20,9 @@ from agent.page.graph import FONT, INK, MUTED, Digraph
 from agent.summary import clip
 
 MARK_COLOURS = {"injected": "#e8590c", "edited": "#1971c2", "hand": "#2f9e44"}
-MARK_SIGNS = {"injected": "⚡ injected", "edited": "✎ edited", "hand": "✋ by hand"}
+# Words, no emoji: a machine without an emoji font (Debian's Chromium) draws a hand or a bolt as an empty box;
+# the mark's colour is its sign.
+MARK_SIGNS = {"injected": "injected", "edited": "edited", "hand": "by hand"}
 SHARED_FILL = "#f1f3f5"
 
 

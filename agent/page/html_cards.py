@@ -21,6 +21,10 @@ from agent.summary import result_text
 PAGE_CSS = """
 <style>
 [data-testid="stMainBlockContainer"] {padding-top: 2.2rem;}
+/* Streamlit frames the whole main area while it holds the focus, and a click on the page's background puts the
+   focus there: the next key (S, E, an arrow) draws a grey frame round everything. The area is no control; the
+   controls keep their own focus rings. */
+main[data-testid="stMain"]:focus-visible::before {display: none;}
 .ls-msg {border: 1px solid #e4e7eb; border-left: 4px solid #4c6ef5; border-radius: 10px; padding: 8px 12px;
   margin: 0 0 8px 0; background: #ffffff; font-size: 0.9rem;}
 .ls-msg.ls-assistant {border-left-color: #7950f2;}
@@ -41,16 +45,30 @@ PAGE_CSS = """
 .ls-body {white-space: pre-wrap; word-break: break-word; overflow-wrap: anywhere; min-width: 0; color: #1f2933;}
 .ls-body code {font-size: .8rem; background: #f8f9fa; padding: 1px 4px; border-radius: 4px;}
 .ls-quiet {color: #9aa5b1; font-style: italic;}
+/* A loop's code never wraps mid-statement: a line too long for the box scrolls it sideways, every row as wide
+   as the longest so a lit line stays lit. A value note stands beside its line when the box has room for the
+   code and the notes (source_html writes that rule for each box, from its longest line), else under its line,
+   inside the part of the box in view. */
 .ls-code {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; line-height: 1.5;
-  background: #fbfcfd; border: 1px solid #e4e7eb; border-radius: 10px; padding: 8px 0;}
-.ls-line {display: flex; flex-wrap: wrap; padding-right: 12px; border-left: 3px solid transparent;
-  box-sizing: border-box;}
-.ls-src {flex: 1 1 0; min-width: 12em; white-space: pre-wrap; overflow-wrap: anywhere;}
+  border: 1px solid #e4e7eb; border-radius: 10px; padding: 8px 0; overflow-x: auto; container-type: inline-size;
+  scrollbar-width: auto; scrollbar-color: #9aa5b1 #f1f3f5;
+  background: linear-gradient(to right, #fbfcfd 30%, rgba(251, 252, 253, 0)) left / 32px 100% no-repeat local,
+    linear-gradient(to left, #fbfcfd 30%, rgba(251, 252, 253, 0)) right / 32px 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(31, 41, 51, .3), transparent) left / 14px 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(31, 41, 51, .3), transparent) right / 14px 100% no-repeat scroll,
+    #fbfcfd;}
+.ls-rows {width: max-content; min-width: 100%;}
+.ls-line {display: flex; flex-wrap: wrap; align-items: baseline; padding-right: 12px;
+  border-left: 3px solid transparent; box-sizing: border-box;}
+.ls-src {flex: 0 0 auto; white-space: pre;}
 .ls-line.ls-lit {background: #fff3bf; border-left-color: #f08c00;}
 .ls-line.ls-anchor {background: #ffe066;}
 .ls-ln {flex: 0 0 3.2em; text-align: right; padding-right: 1em; color: #7b8794; user-select: none;}
-.ls-here {color: #8a5a00; font-weight: 700; padding-left: 1em; font-family: Helvetica, Arial, sans-serif;
-  font-size: 12px; margin-left: auto; overflow-wrap: anywhere;}
+/* Under its line, a note's words start under the code and wrap inside the width of the box (100cqi), not of
+   the scrolled rows; `contain` keeps a long note from widening the rows. */
+.ls-here {flex: 0 0 100%; box-sizing: border-box; contain: inline-size;
+  padding: 0 max(0px, calc(100% - 100cqi + 15px)) 2px 4.2em; color: #8a5a00; font-weight: 700;
+  font-family: Helvetica, Arial, sans-serif; font-size: 12px; line-height: 1.4; overflow-wrap: anywhere;}
 .ls-pairs {display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 8px 16px; align-items: start;}
 .ls-pairs-head {font-weight: 700; font-size: .8rem; color: #52606d;}
 /* Chat Completions beside the Messages API: one row per message and its translation, so a note or a second
@@ -211,17 +229,31 @@ def highlight(lines: list[str]) -> list[str]:
     return ["".join(parts) for parts in out]
 
 
+NOTE_ROOM_CH = 20
+"""The room a value note needs beside its line, in the code's characters (about 150 px): less, and it goes under."""
+
+
 def source_html(source: LoopSource, note: str = "") -> str:
-    """The loop's code with line numbers, the branch's lines lit, and `note` beside the line naming it."""
-    rows = []
+    """The loop's code with line numbers, the branch's lines lit, and `note` beside the line naming it.
+
+    Lines never wrap (the box scrolls sideways); the notes stand beside their lines when the box is wide enough
+    for the longest line and for each noted line with `NOTE_ROOM_CH` beside it, else each under its line."""
+    rows, noted = [], []
     for i, line_html in enumerate(highlight(source.lines)):
         classes = "ls-line" + (" ls-lit" if i in source.marked else "") + (" ls-anchor" if i == source.anchor else "")
         said = [note] if note and i == source.anchor else []
         said += [source.notes[i]] if i in source.notes else []
         here = "".join(f'<span class="ls-here">◀ {_e(words)}</span>' for words in said)
+        noted += [i] if said else []
         rows.append(f'<div class="{classes}"><span class="ls-ln">{source.first_line + i}</span>'
                     f'<span class="ls-src">{line_html or " "}</span>{here}</div>')
-    return f'<div class="ls-code">{"".join(rows)}</div>'
+    width = [len(line.expandtabs(8)) for line in source.lines]  # a tab is drawn 8 wide in `white-space: pre`
+    need = max([*width, *(width[i] + NOTE_ROOM_CH for i in noted)], default=0)
+    # ch and em are the box's own (its monospace font): the line numbers' 4.2em, the row's border and padding.
+    beside = (f"<style>@container (min-width: calc({need}ch + 4.2em + 15px)) {{.ls-fit-{need} .ls-line "
+              f"{{flex-wrap: nowrap;}} .ls-fit-{need} .ls-here {{flex: 1 1 auto; padding: 0 0 0 1em; "
+              "text-align: right;}}</style>") if noted else ""
+    return f'{beside}<div class="ls-code ls-fit-{need}"><div class="ls-rows">{"".join(rows)}</div></div>'
 
 
 def _chat_card(message: dict[str, Any], new: bool) -> str:
