@@ -245,3 +245,21 @@ def test_over_a_thread_the_turn_heading_lists_no_tools_it_did_not_send(box):
     second, first = first, screen_of(box).turn_sent
     assert "tools: " + ", ".join(box.run.tool_names) in first.line  # the thread's create carries them
     assert second.line.endswith("tools: kept by the thread") and "tools" not in second.request
+
+
+def test_the_screen_s_figures_agree_with_each_other_at_every_turn_looked_at(box):
+    box.pick_script("overloaded_529")
+    box.step(to_the_end=True)
+    box.fork(1)
+    box.inject_fault("tool_raises")
+    for turn in range(box.run.turn + 1):
+        box.look_at(turn)
+        shown = screen_of(box)
+        sizes = shown.console[-1].removeprefix("messages sent each turn: ")
+        counted = [r for r in shown.shown.records if r.counted]
+        assert shown.turn == turn and shown.shown.turn == turn
+        assert sizes == (", ".join(str(r.messages_sent) for r in counted) or "none yet (no turn has gone through)")
+        if shown.turn_sent is not None:
+            assert shown.turn_sent.record.turn == turn
+            assert shown.turn_sent.line.startswith(f"**Turn {turn} sent** {shown.turn_sent.sent.messages} message")
+        assert shown.status.startswith(f"turn {box.run.turn} of {box.run.max_turns}")

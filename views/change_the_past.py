@@ -20,7 +20,7 @@ import streamlit as st
 
 from agent.branch_compare import compare
 from agent.branches import MAIN, RunTree
-from agent.loop import Model, RunState, console_lines
+from agent.loop import Model, RunState
 from agent.models.faults import FAULTS
 from agent.models.hand_model import STOP_REASONS
 from agent.page import view
@@ -29,7 +29,6 @@ from agent.page.branches_view import (
     blocks_text,
     branch_caption,
     branch_map,
-    console_notes,
     form_blocks,
     input_example,
     mark_run_graph,
@@ -64,14 +63,6 @@ def marked_graph(graph: graphviz.Digraph, shown: RunState) -> graphviz.Digraph:
     if branch.parent is None and not branch.marks:
         return graph
     return mark_run_graph(graph, branch, shown)
-
-
-def console(shown: RunState) -> list[str]:
-    """The console, with what was injected, edited or written by hand said beside it (a hook of `run_tabs`)."""
-    assert box().tree is not None
-    branch = box().tree.branch
-    return console_lines(shown, returned=False, notes=console_notes(branch) if branch.marks else None,
-                         readable=True)
 
 
 def panel(model_for: Callable[[], Model | None]) -> None:

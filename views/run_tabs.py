@@ -54,11 +54,10 @@ def run_view(screen: Screen) -> None:
     with right:
         st.markdown("##### Console")
         with st.container(height=190 if shown.turn > 6 else "content", border=False, autoscroll=True):
-            lines = [clip_text(line, CONSOLE_LINE_CHARS, "the Export tab") for line in change_the_past.console(shown)]
+            lines = [clip_text(line, CONSOLE_LINE_CHARS, "the Export tab") for line in screen.console]
             st.code("\n".join(lines), language=None, wrap_lines=True)
-        total = view.run_usage_line(shown, screen.priced_model)
-        if total:
-            st.caption(total)
+        if screen.usage_total:
+            st.caption(screen.usage_total)
         turn_details(screen)
 
 

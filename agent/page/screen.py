@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent.loop import RunState, TurnRecord
+from agent.loop import RunState, TurnRecord, console_lines
 from agent.models.toy import TOY_MODEL_NAME
 from agent.page import view
+from agent.page.branches_view import console_notes
 from agent.page.names import ModelKind
 from agent.page.sandbox import Sandbox
 from agent.real import DEFAULT_MODEL
@@ -65,6 +66,10 @@ class Screen:
     """The model whose prices the usage lines use ("" for a script or the toy: nobody pays)."""
     turn_sent: TurnSent | None
     """What the turn looked at sent; None before the first turn."""
+    console: list[str]
+    """The console of the run as it stood after `turn`, with what was injected, edited or written by hand."""
+    usage_total: str | None
+    """The whole run's usage (to `turn`) in words; None when no reply reported any."""
 
 
 def model_name_of(box: Sandbox) -> str:
@@ -91,8 +96,14 @@ def screen_of(box: Sandbox) -> Screen:
     looking_back = (f"Looking back at turn {turn} of {run.turn}. Step and Run to end carry on from turn "
                     f"{run.turn}.") if turn < run.turn else None
     record = view.record_of_turn(run, turn)
-    return Screen(run=run, turn=turn, shown=view.snapshot(run, turn), status=view.run_summary(run),
+    shown = view.snapshot(run, turn)
+    priced = name if box.run_model == ModelKind.REAL else ""
+    assert box.tree is not None
+    marks = box.tree.branch.marks
+    console = console_lines(shown, returned=False, notes=console_notes(box.tree.branch) if marks else None,
+                            readable=True)
+    return Screen(run=run, turn=turn, shown=shown, status=view.run_summary(run),
                   progress=min(view.turns_taken(run) / run.max_turns, 1.0), outcome=view.outcome(run),
                   settings_note=settings_note, looking_back=looking_back, model_name=name,
-                  priced_model=name if box.run_model == ModelKind.REAL else "",
-                  turn_sent=turn_sent(run, record, name) if record is not None else None)
+                  priced_model=priced, turn_sent=turn_sent(run, record, name) if record is not None else None,
+                  console=console, usage_total=view.run_usage_line(shown, priced))
