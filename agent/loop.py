@@ -35,6 +35,18 @@ class Model(Protocol):
                max_tokens: int) -> dict[str, Any]: ...
 
 
+class StopReason(StrEnum):
+    """The stop reasons the Messages API gives a reply: the loop goes on for `tool_use` only."""
+
+    END_TURN = "end_turn"
+    TOOL_USE = "tool_use"
+    MAX_TOKENS = "max_tokens"
+    STOP_SEQUENCE = "stop_sequence"
+    PAUSE_TURN = "pause_turn"
+    REFUSAL = "refusal"
+    MODEL_CONTEXT_WINDOW_EXCEEDED = "model_context_window_exceeded"
+
+
 class TurnPath(StrEnum):
     """What the loop did with a turn: the paths through it, and the harness's two around it."""
 
@@ -249,10 +261,10 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
     state.messages.append({"role": "assistant", "content": reply["content"]})
 
     stop_reason = reply.get("stop_reason")
-    if stop_reason == "end_turn":
+    if stop_reason == StopReason.END_TURN:
         record.path = TurnPath.ANSWER
         state.result = "".join(b["text"] for b in reply["content"] if b.get("type") == "text")
-    elif stop_reason != "tool_use":  # max_tokens, refusal, ...: a cut-off call must never run
+    elif stop_reason != StopReason.TOOL_USE:  # max_tokens, refusal, ...: a cut-off call must never run
         record.path = TurnPath.STOPPED
         state.result = f"stopped: {stop_reason}"
     else:

@@ -21,10 +21,10 @@ from typing import Any
 
 from agent.api import signing
 from agent.api.requests import RequestChecker, as_message_list, request_body, thinking_enabled
+from agent.loop import StopReason
 from agent.tools import TOOLS, input_problem
 
-STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal",
-                "model_context_window_exceeded")
+STOP_REASONS = tuple(reason.value for reason in StopReason)  # the form's choices, in the API's order
 FORM_BLOCK_TYPES = ("text", "thinking", "tool_use")
 HAND_MODEL = "you"  # the `model` of a reply a person wrote
 HAND_ID = "toolu_hand_"  # the start of a tool_use id made for a person's reply

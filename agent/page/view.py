@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.loop import RunState, TurnRecord
+from agent.loop import RunState, StopReason, TurnRecord
 from agent.models.hand_model import written_by_hand
 from agent.page.safe_text import scrub
 from agent.real import cost_estimate, run_usage, total_input
@@ -26,18 +26,18 @@ from agent.scripts import Script, ScriptError, builtin_names, load_script
 REFERENCE_SCRIPT = "add_then_answer"
 
 STOP_NOTES = {
-    "max_tokens": "The reply ran into max_tokens and was cut off. A tool call in it may be half written, "
-                  "so the loop ran nothing.",
-    "refusal": "The model declined to go on. Nothing in the reply was run.",
-    "pause_turn": "The API paused a long turn of its own server tools. This loop has no server tools, "
-                  "so it stops and says why.",
-    "stop_sequence": "A custom stop sequence fired. The loop stops and says so.",
-    "model_context_window_exceeded": "The conversation no longer fits in the model's context window.",
+    StopReason.MAX_TOKENS: "The reply ran into max_tokens and was cut off. A tool call in it may be half "
+                           "written, so the loop ran nothing.",
+    StopReason.REFUSAL: "The model declined to go on. Nothing in the reply was run.",
+    StopReason.PAUSE_TURN: "The API paused a long turn of its own server tools. This loop has no server "
+                           "tools, so it stops and says why.",
+    StopReason.STOP_SEQUENCE: "A custom stop sequence fired. The loop stops and says so.",
+    StopReason.MODEL_CONTEXT_WINDOW_EXCEEDED: "The conversation no longer fits in the model's context window.",
 }
 # What the loop did on each path of a turn that got a reply.
 PATH_WORDS = {"answer": "returned the answer", "tool_use": "ran the tool calls and appended their results",
-                "limit": "ran the tool calls, then stopped at the turn limit",
-                "stopped": "stopped without running anything"}
+              "limit": "ran the tool calls, then stopped at the turn limit",
+              "stopped": "stopped without running anything"}
 NO_REPLY_NOTE = ("The model had no reply to give (a script that has run out of replies), so trying again cannot "
                  "help: the run ends here. A script plays only the replies written in it.")
 UNKNOWN_STOP_NOTE = ("A stop reason this loop does not know. Anything other than end_turn and tool_use stops "
