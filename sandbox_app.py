@@ -37,5 +37,9 @@ VIEWS = [
     st.Page("views/write_your_loop.py", title="Write your loop", icon=":material/edit_note:",
             url_path="write-your-loop"),
 ]
-st.navigation(VIEWS).run()
+page = st.navigation(VIEWS)
+if page.url_path not in ("", "sandbox") and "sandbox" in st.session_state:
+    # Another page's address holds none of the sandbox's screen: back on the sandbox, it is not a Back to a link.
+    st.session_state.sandbox.written_query = None
+page.run()
 st.html(NAVIGATION_HOLD_JS, unsafe_allow_javascript=True)  # after the page: a click away waits for a field's text

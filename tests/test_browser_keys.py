@@ -83,14 +83,15 @@ def test_keys_still_work_after_the_slider_or_a_view_was_clicked(sandbox_page):  
     page = sandbox_page
     page.get_by_role("heading", name="Loop Sandbox").click()
     press(page, "s")
+    expect(page.get_by_text("turn 1 of 40")).to_be_visible(timeout=15_000)
     press(page, "s")
-    expect(page.get_by_text("turn 2 of 40")).to_be_visible()
+    expect(page.get_by_text("turn 2 of 40")).to_be_visible(timeout=15_000)
     page.get_by_test_id("stSlider").locator("input[type=range]").focus()  # where a click on it leaves the focus
     wait_for_idle(page)
     press(page, "r")  # a letter reaches its button
-    expect(page.get_by_text("turn 0 of 40")).to_be_visible()
+    expect(page.get_by_text("turn 0 of 40")).to_be_visible(timeout=15_000)
     press(page, "e")
-    expect(page.get_by_text("turn 2 of 40")).to_be_visible()
+    expect(page.get_by_text("turn 2 of 40")).to_be_visible(timeout=15_000)
     page.get_by_test_id("stMain").get_by_role("radio", name="Messages", exact=True).click()
     wait_for_idle(page)
     press(page, "ArrowLeft")  # a turn back, not the view to the left

@@ -193,3 +193,13 @@ def test_back_and_forward_show_the_screen_their_address_names():
     assert not page.warning, texts(page.warning)
     click(page, "Undo")  # the screen before Back is one Undo away
     assert page.session_state["sandbox"].run.turn == 2
+
+
+def test_a_visit_to_the_exercise_and_back_keeps_the_run():
+    page = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    click(page, "Step")
+    run(page.switch_page("views/write_your_loop.py"))
+    for key in list(page.query_params):  # the other page's address holds none of the sandbox's
+        del page.query_params[key]
+    run(page.switch_page("views/sandbox.py"))
+    assert page.session_state["sandbox"].run.turn == 1 and status(page).startswith("turn 1 of ")

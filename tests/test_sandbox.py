@@ -263,3 +263,12 @@ def test_the_screen_s_figures_agree_with_each_other_at_every_turn_looked_at(box)
             assert shown.turn_sent.record.turn == turn
             assert shown.turn_sent.line.startswith(f"**Turn {turn} sent** {shown.turn_sent.sent.messages} message")
         assert shown.status.startswith(f"turn {box.run.turn} of {box.run.max_turns}")
+
+
+def test_a_step_that_starts_a_new_run_with_an_empty_task_says_both(box):
+    box.fork(0)
+    box.hand("end_turn", [{"type": "text", "text": "Done."}])
+    box.set_task("")
+    said = box.step(to_the_end=True)
+    assert "this Step started a new run" in said.text and "The task is empty" in said.text
+    assert list(box.tree.branches) == ["main"] and box.run.turn == 0

@@ -394,8 +394,8 @@ class Sandbox:
             self._start_run()  # a finished run has nothing to carry on: a new task (or settings) is a new run
             said = Notice("info", "The run had finished, so this Step started a new run with the settings as they "
                                   f"are now ({lost} went with the old one: Undo brings it back).")
-        if (empty := self.empty_task()) is not None:
-            return empty
+        if (empty := self.empty_task()) is not None:  # said with the new run it found empty, if it made one
+            return Notice("warning", f"{said.text} {empty.text}") if said else empty
         if self.run.done:
             return Notice("info", f"The loop has finished ({self.run.result}). There is nothing left to step: "
                                   "Reset starts it again, and a new task typed above starts with the next Step.")
