@@ -122,7 +122,8 @@ class LearnerOnThePage(RuleBasedStateMachine):
     def after_a_step(self) -> None:
         """A Step on a finished run with new settings starts a new run, and says so: nothing is on screen by then
         that the learner acted on but the new run."""
-        if any("this Step started a new run" in info for info in (texts([i]) for i in self.at.info)):
+        said = [*self.at.info, *self.at.warning]  # a warning when the new run's task is empty
+        if any("this Step started a new run" in words for words in (texts([box]) for box in said)):
             self.on_screen = None
 
     @rule()

@@ -213,7 +213,8 @@ def test_four_learners_pressing_check_at_once_are_told_their_places_and_all_pass
     seen = asyncio.run(class_checks())
     assert all(any(ALL_PASS.match(text) for text in texts) for texts in seen)
     places = [[int(match.group(1)) for text in texts if (match := PLACE.search(text))] for texts in seen]
-    assert max(max(shown, default=0) for shown in places) == 2, places  # the last saw the two before theirs
+    # The last saw the others before theirs: two once the first is running, three if all four queued before it began.
+    assert 2 <= max(max(shown, default=0) for shown in places) <= 3, places
     assert all(shown == sorted(shown, reverse=True) for shown in places), places  # and never moved back
 
 
