@@ -33,6 +33,7 @@ from agent.models.hand_model import HandModel, HandReplyError, tool_use_ids
 from agent.models.toy import ToyModel
 from agent.page.links import Link
 from agent.page.names import ModelKind, View
+from agent.page.view import settings_of
 from agent.scripts import Script, ScriptError, parse_script_text
 from agent.tools import TOOLS
 from agent.untrusted import UntrustedInputError, parse_json
@@ -66,12 +67,6 @@ class Settings:
     def of_run(self) -> dict[str, Any]:
         return {"task": self.task, "system": self.system, "tool_names": list(self.tools),
                 "max_turns": int(self.max_turns), "max_tokens": int(self.max_tokens), "threads": bool(self.threads)}
-
-
-def settings_of(state: RunState) -> dict[str, Any]:
-    """The settings a run was started with, in `Settings.of_run`'s shape."""
-    return {"task": state.task, "system": state.system, "tool_names": list(state.tool_names),
-            "max_turns": state.max_turns, "max_tokens": state.max_tokens, "threads": state.threads}
 
 
 SETTING_NAMES = ("system", "tools", "max_turns", "max_tokens", "threads")
