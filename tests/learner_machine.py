@@ -255,12 +255,14 @@ class LearnerOnThePage(RuleBasedStateMachine):
             return
         assert not self.at.exception, (self.said(), [e.value for e in self.at.exception])
         failed = any(r.path == "model_error" for r in self.run_state.records)
-        load_error = self.ss["load_error"] if "load_error" in self.ss else None
+        box = self.ss["sandbox"]
+        standing = box.notice.text if box.notice is not None and box.notice.kind == "error" else None
         for error in (texts([e]) for e in self.at.error):
             if failed and ("model failed" in error or "failed first" in error):
                 continue  # the model failed (an injected 529 or timeout, or the script's own): said in red
-            if load_error and error.startswith(str(load_error).split("\n")[0][:40]):
-                title = self.ss["fake"].script.title
+            if standing and error.startswith(standing.split("\n")[0][:40]) and "was not loaded" in standing:
+                # a refused upload stands until the next action; an action that changed nothing leaves it
+                title = box.picked_script.title
                 assert "the run still plays" not in error or title in error, (self.said(), error, title)
                 continue
             assert self.errors_asked_for, (self.said(), error)
