@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
-from agent.api.error_types import retryable_status
+from agent.api.error_types import error_words, retryable_status
 from agent.api.requests import RequestRejected
 from agent.api.watched import Conversation
 from agent.tools import TOOLS, Tool, ToolRun, call_tool, tool_schemas
@@ -198,15 +198,6 @@ class RunState:
         return cls.from_dict(json.loads(text))
 
 
-def describe_error(exc: Exception) -> str:
-    """A model's exception in words: status, type and message where the SDK gives them."""
-    status, kind = getattr(exc, "status_code", None), getattr(exc, "type", None)
-    message = getattr(exc, "api_message", None) or getattr(exc, "message", None) or str(exc)
-    if status:
-        return f"{status} {kind}: {message}" if kind else f"{status}: {message}"
-    return message if type(exc).__module__.startswith("agent") else f"{type(exc).__name__}: {message}"
-
-
 def _is_retryable(exc: Exception) -> bool:
     # A model adapter may say so itself; otherwise the SDK's own rule: 408, 409,
     # 429 and 5xx are retried, and so is a lost connection or an overload said
@@ -242,7 +233,7 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
             reply = model.create(state.messages, system=state.system,
                                  tools=tool_schemas(state.tool_names), max_tokens=state.max_tokens)
     except Exception as exc:  # a failing model is a state of the run, never a crash
-        record.error = describe_error(exc)
+        record.error = error_words(exc)
         if _is_bad_request(exc):
             record.path = TurnPath.BAD_REQUEST
             record.refused_unsent = isinstance(exc, RequestRejected)
@@ -309,7 +300,7 @@ def ask_on_thread(state: RunState, model: Model, record: TurnRecord) -> dict[str
         except Exception as exc:
             if not thread_lost(exc):
                 raise
-            record.thread_lost, record.sent_from = describe_error(exc), 0
+            record.thread_lost, record.sent_from = error_words(exc), 0
     record.thread = {"type": "create"}
     reply = model.create(state.messages, system=state.system, tools=tool_schemas(state.tool_names),
                          max_tokens=state.max_tokens, thread=record.thread)

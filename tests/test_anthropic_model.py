@@ -8,8 +8,9 @@ import sys
 
 import pytest
 
+from agent.api.error_types import error_words
 from agent.api.requests import RequestRejected
-from agent.loop import RunState, console_lines, describe_error, run_to_end, step
+from agent.loop import RunState, console_lines, run_to_end, step
 from agent.models.fake import FakeModel
 from agent.real.anthropic_model import DEFAULT_MODEL, AnthropicModel, ModelCallError
 from agent.real.pricing import PRICES_READ_ON, PRICES_SOURCE, cost_estimate, price_for, run_usage, total_input
@@ -280,6 +281,6 @@ def test_a_canary_key_appears_in_no_message_repr_log_or_file(caplog, tmp_path):
     # No chained SDK error either: it would carry the request, whose headers hold the key, into a traceback.
     assert all(exc.__cause__ is None and exc.__context__ is None for exc in failures)
     said = [*seen, *console_lines(state), *console_lines(refused), *server_lines, caplog.text, repr(model),
-            *(f"{exc} {exc!r} {describe_error(exc)}" for exc in failures)]
+            *(f"{exc} {exc!r} {error_words(exc)}" for exc in failures)]
     said += [path.read_text() for path in tmp_path.iterdir()]
     assert [s for s in said if CANARY in s] == []

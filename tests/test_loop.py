@@ -7,7 +7,8 @@ import anthropic
 import httpx2
 import pytest
 
-from agent.loop import RunState, console_lines, describe_error, reopen, run_agent, run_to_end, step
+from agent.api.error_types import error_words
+from agent.loop import RunState, console_lines, reopen, run_agent, run_to_end, step
 from agent.tools import TOOLS, tool_schemas
 from helpers import fake_run, reply, text, thinking, tool_use
 
@@ -290,9 +291,9 @@ def test_a_lost_connection_or_a_timeout_is_tried_again(error):
 def test_an_error_is_told_with_what_the_sdk_gives():
     failure = Exception("repr-ish")
     failure.__dict__.update(status_code=403, message="Forbidden here")
-    assert describe_error(failure) == "403: Forbidden here"
+    assert error_words(failure) == "403: Forbidden here"
     failure.type = "permission_error"
-    assert describe_error(failure) == "403 permission_error: Forbidden here"
+    assert error_words(failure) == "403 permission_error: Forbidden here"
 
 
 def test_reopen_says_why_it_cannot():

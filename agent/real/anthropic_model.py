@@ -33,9 +33,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from agent.api.error_types import retryable_status
+from agent.api.error_types import error_words, retryable_status, status_hint
 from agent.api.requests import RequestChecker
-from agent.loop import describe_error
 from agent.scripts import MAX_USAGE
 from agent.untrusted import UntrustedInputError, check_value
 
@@ -49,22 +48,10 @@ HELD_THREADS = 64  # conversations held for a `continue`: a run's last reply, an
 
 EventCallback = Callable[[dict[str, Any]], None]
 
-# What each status means for the person at the page, after the API's own message.
-STATUS_HINTS = {
-    401: "the API key is missing or wrong: check ANTHROPIC_API_KEY or the key field",
-    403: "this key may not do this: check the key's workspace and permissions",
-    408: "the API gave up waiting for the request; the next step tries again",
-    413: "the request is too large for the API",
-    429: "rate limited",
-    500: "the API failed on its side; the next step tries again",
-    529: "the API is overloaded: wait a little; the next step tries again",
-}
-
-
 class ModelCallError(Exception):
     """A model call that failed; `str()` is one line for a person, and never holds the key.
 
-    It carries what `agent.loop.describe_error` reads: `status_code` (None when
+    It carries what `agent.api.error_types.error_words` reads: `status_code` (None when
     no answer came), the error's `type` and `api_message`.
     """
 
@@ -85,7 +72,7 @@ class ModelCallError(Exception):
         said mid-stream."""
 
     def __str__(self) -> str:
-        return describe_error(self)  # the words the loop records, so every place says the same
+        return error_words(self)  # the words the loop records, so every place says the same
 
 
 class AnthropicModel:
@@ -301,21 +288,12 @@ class AnthropicModel:
         status, kind = exc.status_code, exc.type
         message = exc.api_message or (exc.body if isinstance(exc.body, str) else "") or "no message"
         retry_after = _seconds(exc.response.headers.get("retry-after"))
-        if status == 200:  # an `error` event after the stream began: the status says nothing, the type does
-            hint = "it arrived as an error event in the middle of the reply stream; the next step tries again"
-        elif status == 404 and _error_code(exc.body) is None:  # a thread's 404 names its cause itself
+        if status == 404 and _error_code(exc.body) is None:  # a thread's 404 names its cause itself
             hint = f"no model {self.model!r} or no Messages API at {self._where()}"
             if self.base_url and self.base_url.rstrip("/").endswith("/v1"):
                 hint += " (leave /v1 off the base URL: the SDK adds /v1/messages itself)"
-        elif status == 429:
-            hint = "rate limited: " + (f"the API asks to wait {retry_after:g} s before trying again"
-                                       if retry_after is not None else "wait a little before trying again")
-        elif status == 400:
-            hint = ""  # the API's own words are the whole story, and the loop quotes them
-        elif status in STATUS_HINTS:
-            hint = STATUS_HINTS[status]
         else:
-            hint = STATUS_HINTS[500] if status >= 500 else ""
+            hint = status_hint(status, retry_after)
         text = f"{message} ({hint})" if hint else message
         retryable = retryable_status(status, kind)
         return ModelCallError(self._hide_key(text), status, kind, retry_after, exc.request_id, retryable,

@@ -20,7 +20,7 @@ from agent.loop import RunState, TurnRecord, console_lines, step
 from agent.models.fake import FakeModel
 from agent.scripts import Script, ScriptError, is_error_status, parse_script, save_script
 
-# describe_error's words for a failure that had a status: "529 overloaded_error: Overloaded".
+# error_words' words for a failure that had a status: "529 overloaded_error: Overloaded".
 _STATUS_ERROR = re.compile(r"^(\d{3}) ([A-Za-z_]+): (.*)$", re.DOTALL)
 _BAD_REQUEST = "bad request: "
 
