@@ -168,6 +168,11 @@ def launch_chromium(playwright: Any) -> Any:
                                       ignore_default_args=["--hide-scrollbars"])
 
 
+def full_page(url: str) -> str:
+    """The sandbox with every control, for a URL that names no screen: a bare first visit is Start here."""
+    return url if "?" in url or url.rstrip("/").endswith("write-your-loop") else f"{url.rstrip('/')}/?controls=all"
+
+
 def open_page(browser: Any, url: str, width: int = 1440, height: int = 1300, on_page: Any = None) -> Any:
     """A new page (its own browser context, so its own Streamlit session) with the sandbox loaded.
 
@@ -177,7 +182,7 @@ def open_page(browser: Any, url: str, width: int = 1440, height: int = 1300, on_
     page = context.new_page()
     if on_page is not None:
         on_page(page)
-    page.goto(url)
+    page.goto(full_page(url))
     wait_for_idle(page)
     page.get_by_role("button", name="Step").wait_for(timeout=30_000)
     return page

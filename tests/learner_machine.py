@@ -15,7 +15,7 @@ from collections import Counter
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-from page_support import ROOT, console, run, run_graph_dot, status, texts
+from page_support import ROOT, console, full_page, run, run_graph_dot, status, texts
 from streamlit.testing.v1 import AppTest
 
 from agent.loop import RunState, console_lines, step
@@ -90,7 +90,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
 
     @initialize()
     def open_the_page(self) -> None:
-        self.at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=60))
+        self.at = run(full_page(60))
 
     @precondition(lambda self: self.ss["sandbox"].model == "Script")
     @rule(name=st.sampled_from(SCRIPTS))

@@ -14,7 +14,15 @@ NO_TURN_YET = "messages sent each turn: none yet (no turn has gone through)"  # 
 def open_sandbox(monkeypatch) -> AppTest:
     """The page, run once, with no API key in sight: what each test module's `at` fixture gives."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    return run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    return run(full_page())
+
+
+def full_page(timeout: float = 30) -> AppTest:
+    """The sandbox page with every control, not yet run: opened on a link that says so (a bare first visit is
+    the beginner's page, Start here)."""
+    at = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=timeout)
+    at.query_params["controls"] = "all"
+    return at
 
 
 def run(target) -> AppTest:

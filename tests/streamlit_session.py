@@ -29,6 +29,8 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 PIDFD_GETFD = 438  # the syscall's number on x86-64 and arm64 alike
 FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
+FULL_PAGE = "controls=all"  # the sandbox with every control: what the hosting and load tests measure
+
 
 @dataclass
 class Widget:
@@ -70,12 +72,13 @@ class StreamlitSession:
 
     @classmethod
     async def open(cls, url: str, existing_session: str = "", run: bool = True, headers: dict[str, str] | None = None,
-                   open_timeout: float = 30, page: str = "", query_string: str = "") -> StreamlitSession:
+                   open_timeout: float = 30, page: str = "", query_string: str = FULL_PAGE) -> StreamlitSession:
         """Connect and run the page once, as a browser tab does when it loads (`run=False`: connect only).
 
         `page` is a multipage app's URL path (`write-your-loop` in `/write-your-loop`): the browser names the
         page it was opened on in its first run; the server answers with that page's script hash. `query_string`
-        is the address's query (a tab that reconnects sends the one it shows)."""
+        is the address's query (a tab that reconnects sends the one it shows); by default the full page's, as a
+        class's link opens it (a bare first visit is the beginner's page)."""
         stream = url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
         # The second entry is the XSRF token, used only for signed-in users: this client has none.
         protocols = ["streamlit", "no-token", existing_session] if existing_session else ["streamlit"]

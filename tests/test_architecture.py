@@ -121,10 +121,9 @@ def _widget_keys(node, found: set[str]) -> set[str]:
 
 def test_the_page_keeps_its_state_in_at_most_five_session_keys():
     """Every key of the session that is not a widget's own is state the page keeps: at most five of them."""
-    from page_support import ROOT, run
-    from streamlit.testing.v1 import AppTest
+    from page_support import full_page, run
 
-    at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    at = run(full_page(30))
     widgets: set[str] = set()
 
     def then(target) -> None:

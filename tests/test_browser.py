@@ -10,7 +10,16 @@ import json
 import os
 
 import pytest
-from browser_support import CHROMIUM, INSTALL_HINT, ROOT, SandboxServer, launch_chromium, open_page, wait_for_idle
+from browser_support import (
+    CHROMIUM,
+    INSTALL_HINT,
+    ROOT,
+    SandboxServer,
+    full_page,
+    launch_chromium,
+    open_page,
+    wait_for_idle,
+)
 
 ARTIFACTS = ROOT / "test-artifacts"
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -184,7 +193,7 @@ def test_two_browser_tabs_are_two_sandboxes(sandbox_page, sandbox):
 
     first = sandbox_page
     second = first.context.new_page()  # a second tab of the same browser window: same cookies, own session
-    second.goto(sandbox.url)
+    second.goto(full_page(sandbox.url))
     wait_for_idle(second)
     step(first)
     step(first)

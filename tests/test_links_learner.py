@@ -10,8 +10,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import invariant
 from learner_machine import LearnerOnThePage
-from page_support import ROOT, run, status
-from streamlit.testing.v1 import AppTest
+from page_support import full_page, run, status
 
 from agent.page.view import builtin_scripts
 
@@ -21,7 +20,7 @@ class LearnerWithLinks(LearnerOnThePage):
     def the_url_reopens_the_same_run(self) -> None:
         if self.at is None or self.ss["sandbox"].script not in builtin_scripts():
             return
-        again = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=60)
+        again = full_page(60)
         for key, value in self.at.query_params.items():
             again.query_params[key] = value[-1] if isinstance(value, list) else value
         again = run(again)

@@ -12,6 +12,7 @@ from page_support import (
     choose_real,
     click,
     console,
+    full_page,
     lesson_code,
     lit_lines,
     open_sandbox,
@@ -338,8 +339,8 @@ def test_real_without_an_adapter_or_key_explains_and_stays_harmless(at):
 
 
 def test_two_sessions_are_two_sandboxes(monkeypatch):
-    first = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
-    second = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    first = run(full_page(30))
+    second = run(full_page(30))
     click(first, "Run to end")
     assert console(second) == [NO_TURN_YET]
 

@@ -3,7 +3,17 @@
 import json
 
 import pytest
-from page_support import REFERENCE_CONSOLE, ROOT, click, console, pick_script, run, run_graph_dot, status, texts
+from page_support import (
+    REFERENCE_CONSOLE,
+    click,
+    console,
+    full_page,
+    pick_script,
+    run,
+    run_graph_dot,
+    status,
+    texts,
+)
 from streamlit.testing.v1 import AppTest
 
 from agent.loop import RunState, console_lines, step
@@ -17,7 +27,7 @@ from agent.scripts import parse_script_text
 @pytest.fixture
 def at(monkeypatch) -> AppTest:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    return run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    return run(full_page(30))
 
 
 def open_panel(at: AppTest, tab: str = "Fork and edit") -> AppTest:

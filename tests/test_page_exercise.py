@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from page_support import full_page
 from streamlit import config
 from streamlit.testing.v1 import AppTest
 from test_exercise import APPEND_REPLY, CORRECT_LOOP, MISTAKE_CASES, with_bug
@@ -44,7 +45,7 @@ def listening_on(monkeypatch):
 
 def open_view(listening_on, address="127.0.0.1") -> AppTest:
     listening_on(address)
-    at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=60))
+    at = run(full_page(60))
     return run(at.switch_page(VIEW))
 
 

@@ -5,7 +5,7 @@ of the first but the URL), and compares what the two show. Chromium does the sam
 """
 
 import pytest
-from page_support import ROOT, click, console, open_tab, pick_script, run, status, texts
+from page_support import click, console, full_page, open_tab, pick_script, run, status, texts
 from streamlit.testing.v1 import AppTest
 from test_page_change import be_the_model, fork_at, look_back, open_panel
 
@@ -15,7 +15,7 @@ from agent.page.links import Link, to_query
 @pytest.fixture
 def at(monkeypatch) -> AppTest:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    return run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    return run(full_page(30))
 
 
 def query_of(at: AppTest) -> dict[str, str]:
@@ -24,7 +24,7 @@ def query_of(at: AppTest) -> dict[str, str]:
 
 def opened(query: dict[str, str]) -> AppTest:
     """A new session of the page, its first run on a URL with `query`."""
-    page = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30)
+    page = full_page(30)
     for key, value in query.items():
         page.query_params[key] = value
     return run(page)
@@ -177,7 +177,7 @@ def test_copy_link_shows_the_whole_link_and_how_to_embed(at):
 
 
 def test_back_and_forward_show_the_screen_their_address_names():
-    page = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    page = run(full_page(30))
     click(page, "Step")
     after_one = dict(page.query_params)
     assert after_one.get("actions"), after_one
@@ -196,7 +196,7 @@ def test_back_and_forward_show_the_screen_their_address_names():
 
 
 def test_a_visit_to_the_exercise_and_back_keeps_the_run():
-    page = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    page = run(full_page(30))
     click(page, "Step")
     run(page.switch_page("views/write_your_loop.py"))
     for key in list(page.query_params):  # the other page's address holds none of the sandbox's

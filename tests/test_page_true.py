@@ -11,6 +11,7 @@ from page_support import (
     ROOT,
     click,
     console,
+    full_page,
     lesson_code,
     open_sandbox,
     open_tab,
@@ -162,7 +163,7 @@ def test_an_injected_cut_off_keeps_the_toy_s_own_count_and_says_it_was_before_th
 
 
 def test_the_uploader_says_the_size_a_script_is_read_to():
-    at = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30).run()
+    at = full_page(30).run()
     uploader = at.get("file_uploader")[0]
     assert uploader.proto.max_upload_size_mb * 2**20 == MAX_FILE_BYTES
 
@@ -227,7 +228,9 @@ IMPORTED_AHEAD = """
 import sys, time
 from streamlit.testing.v1 import AppTest
 assert "anthropic" not in sys.modules, "imported before the page ran"
-at = AppTest.from_file(sys.argv[1], default_timeout=30).run()
+at = AppTest.from_file(sys.argv[1], default_timeout=30)
+at.query_params["controls"] = "all"
+at = at.run()
 deadline = time.monotonic() + 60
 while time.monotonic() < deadline and not hasattr(sys.modules.get("anthropic"), "OverloadedError"):
     time.sleep(0.05)  # no Step, no click: the page itself imports it, in the background

@@ -213,7 +213,9 @@ def test_the_pages_switch_runs_over_a_thread_and_says_the_bytes_both_ways(monkey
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "sandbox_app.py"), default_timeout=30).run()
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "sandbox_app.py"), default_timeout=30)
+    at.query_params["controls"] = "all"  # the full page: a bare first visit is Start here
+    at = at.run()
     at.toggle(key="threads").set_value(True).run()
     for _ in range(2):
         at = next(b for b in at.button if b.label == "Step").click().run()

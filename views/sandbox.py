@@ -20,7 +20,7 @@ from agent.models.toy import CAN_DO, EXAMPLE_TASKS
 from agent.page import view
 from agent.page.keys import KEY_OF, KEYS_CAPTION, KEYS_JS
 from agent.page.links import from_query
-from agent.page.names import ModelKind, View
+from agent.page.names import Layout, ModelKind, View
 from agent.page.safe_text import as_text, scrub
 from agent.page.sandbox import MAX_TOKENS_ON_PAGE, MAX_TURNS_ON_PAGE, VIEWS, Notice, Sandbox
 from agent.page.screen import Screen, screen_of
@@ -28,7 +28,7 @@ from agent.real import DEFAULT_MODEL
 from agent.summary import clip
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
-from views import change_the_past, page_link, serving
+from views import change_the_past, page_link, serving, start_here
 from views.run_tabs import api_key, export_view, loop_view, messages_view, run_view
 
 ss = st.session_state
@@ -53,6 +53,8 @@ def sandbox() -> Sandbox:
     query = page_query()
     if came_back:
         box.notice = Notice("warning", serving.SESSION_REBUILT if query else serving.SESSION_LOST)
+    if not query:
+        box.start_here()  # a first visit with no link: the beginner's page
     if query:
         link = from_query(query, list(builtin_scripts()), list(TOOLS))
         problems = box.open_link(link)
@@ -349,13 +351,24 @@ def look_back(box: Sandbox, shown: Screen) -> None:
 # ---------------------------------------------------------------- the page
 
 
+def start_here_view(box: Sandbox) -> None:
+    """The beginner's page: one column, top to bottom."""
+    start_here.page(box, screen_of(box), act, lambda to_the_end: take_step(None, to_the_end))
+    page_link.write_query(box)
+
+
 def sandbox_view() -> None:
     box = sandbox()
     follow_history(box)
-    sidebar(box)
     st.title("Loop Sandbox")
     st.caption("An agent loop, one turn at a time: each request, each reply, each tool call, and the messages "
                "array growing.")
+    start_here.layout_row(box, act)
+    if box.layout == Layout.START:
+        start_here_view(box)
+        st.html(KEYS_JS, unsafe_allow_javascript=True)
+        return
+    sidebar(box)
     task_box(box)
     # Outside the fragment: a Step does not redraw them (each element drawn is a message a Step sends).
     with st.container(horizontal=True, vertical_alignment="center", key="undo_row"):

@@ -22,8 +22,13 @@ KEYS: list[tuple[str, str, str]] = [
     ("→", "ArrowRight", "look_back"),
     ("Home", "Home", "look_back"),
     ("End", "End", "look_back"),
+    ("1", "1", "choice_0"),  # Predict, then Step: the choices of the question open
+    ("2", "2", "choice_1"),
+    ("3", "3", "choice_2"),
+    ("4", "4", "choice_3"),
 ]
 KEY_OF = {widget: shown for shown, _, widget in KEYS if widget != "look_back"}  # shown in a button's tooltip
+START_KEYS_CAPTION = "Keys: **S** Step · **1**–**4** pick an answer · **Z** Undo (while no text box has the focus)"
 
 KEYS_CAPTION = ("Keys: **S** Step · **E** Run to end · **R** Reset · **Z** Undo · **Y** Redo · **←** **→** one turn "
                 "back or forward · "

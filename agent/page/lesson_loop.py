@@ -163,6 +163,17 @@ def path_lines(parts: LessonParts, record: TurnRecord | None, result: str | None
     return lit, notes
 
 
+def asking_lines(parts: LessonParts, record: TurnRecord) -> tuple[set[int], dict[int, str]]:
+    """The lines a turn has gone through when its reply is back and the loop has not yet decided (Predict)."""
+    lit = {parts.loop} | _lines(parts.send) | _lines(parts.append_reply) | (_lines(parts.start) if record.turn == 1
+                                                                             else set())
+    sends = "sends " + " ".join(sent_words(record.messages_sent, record.sent, record.thread is not None))
+    stop_reason = (record.reply or {}).get("stop_reason")
+    return lit, {parts.loop: f"turn = {record.turn}", parts.send[0]: sends,
+                 parts.append_reply[0]: f"len(messages) = {record.sent + 1}",
+                 parts.if_answer[0]: f"stop_reason = {json.dumps(stop_reason)}: and now?"}
+
+
 def shown_record(state: RunState, turn: int) -> TurnRecord | None:
     """The record the page shows for `turn`: the turn's own, or at the latest turn a failed attempt after it."""
     if turn == state.turn and state.records and not state.records[-1].counted:
@@ -170,10 +181,12 @@ def shown_record(state: RunState, turn: int) -> TurnRecord | None:
     return record_of_turn(state, turn) if turn else None
 
 
-def lesson_source(record: TurnRecord | None, result: str | None = None, source: str | None = None) -> LoopSource:
+def lesson_source(record: TurnRecord | None, result: str | None = None, source: str | None = None,
+                  asking: bool = False) -> LoopSource:
     """The lesson's loop with the path of `record`'s turn lit (None: before the first turn).
 
     `result` is what the loop returned when this turn ended the run. `source` replaces the example file's text.
+    `asking`: lit only to the reply appended, while the learner predicts what the loop does with it.
     """
     text = source if source is not None else LESSON_FILE.read_text()
     lines = text.splitlines()
@@ -181,5 +194,5 @@ def lesson_source(record: TurnRecord | None, result: str | None = None, source: 
         parts = find_parts(text)
     except (SyntaxError, ValueError):  # an example of another shape is shown plain rather than wrongly lit
         return LoopSource(lines, 1)
-    lit, notes = path_lines(parts, record, result)
+    lit, notes = asking_lines(parts, record) if asking and record is not None else path_lines(parts, record, result)
     return LoopSource(lines, 1, frozenset(n - 1 for n in lit), None, {n - 1: note for n, note in notes.items()})

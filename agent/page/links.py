@@ -22,11 +22,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.page.names import ModelKind, View
+from agent.page.names import Layout, ModelKind, View
 from agent.untrusted import UntrustedInputError, parse_json
 
 MODELS = {kind.word: kind.value for kind in ModelKind}  # the URL's word -> the page's Model switch value
 VIEWS = {view.word: view.value for view in View}
+LAYOUTS = {layout.word: layout.value for layout in Layout}
 MAX_ACTIONS = 400
 MAX_QUERY_CHARS = 60_000  # a browser keeps far longer URLs; a link this long is not one a lesson would hold
 MAX_TEXT_CHARS = 4_000  # a task, a system prompt, an edited text: longer is not a link's business
@@ -40,6 +41,8 @@ ACTIONS: dict[str, tuple[type, ...]] = {
     "edit_result": (int, str, bool),  # call position, content, is_error
     "fault": (str, str),  # kind, tool ("" for every tool)
     "hand": (str, list),  # stop_reason, the blocks (JSON objects) as the hand form gives them
+    "ask": (),  # the turn just taken asks what the loop does next (Predict, then Step)
+    "predict": (int,),  # the answer to the open question: the choice's index
 }
 SETTINGS = {"tools": list, "max_turns": int, "max_tokens": int, "system": str, "threads": bool}
 
@@ -62,6 +65,10 @@ class Link:
     """The turn looked back at; None for the latest."""
     view: str = "Run"
     """The view picked: Run, The loop, Messages, Export."""
+    layout: str = Layout.ALL
+    """Start here or All controls: a link without the word is All controls (links made before Start here)."""
+    predicting: bool | None = None
+    """Predict, then Step; None: the layout's own default (on in Start here, off in All controls)."""
     problems: list[str] = field(default_factory=list)
     """Parts of the link that could not be used, in words (they were left out)."""
 
@@ -82,6 +89,10 @@ def to_query(link: Link) -> dict[str, str]:
         query["turn"] = str(link.turn)
     if link.view != "Run":
         query["view"] = next(word for word, value in VIEWS.items() if value == link.view)
+    if link.layout == Layout.START:
+        query["controls"] = Layout.START.word
+    if link.predicting is not None and link.predicting != (link.layout == Layout.START):
+        query["predict"] = "on" if link.predicting else "off"
     return query
 
 
@@ -123,6 +134,17 @@ def from_query(query: Mapping[str, Any], scripts: list[str], tools: list[str]) -
         link.view = VIEWS[view]
     else:
         link.problems.append(f"the view “{view}” is not one of {', '.join(VIEWS)}")
+    layout = params.pop("controls", Layout.ALL.word)
+    if layout in LAYOUTS:
+        link.layout = LAYOUTS[layout]
+    else:
+        link.problems.append(f"the controls “{layout}” are not one of {', '.join(LAYOUTS)}")
+    if "predict" in params:
+        predict = params.pop("predict")
+        if predict in ("on", "off"):
+            link.predicting = predict == "on"
+        else:
+            link.problems.append(f"predict “{predict}” is neither on nor off")
     params.pop("embed", None)  # Streamlit's own: a page inside another site
     params.pop("embed_options", None)
     if params:

@@ -31,3 +31,15 @@ class View(StrEnum):
     def word(self) -> str:
         """The view's word in a link: `run`, `loop`, `messages`, `export`."""
         return {"The loop": "loop"}.get(self.value, self.value.lower())
+
+
+class Layout(StrEnum):
+    """How much of the page shows: Start here (a beginner's page) or All controls."""
+
+    START = "Start here"
+    ALL = "All controls"
+
+    @property
+    def word(self) -> str:
+        """The layout's word in a link: `start`, `all`."""
+        return {"Start here": "start"}.get(self.value, "all")

@@ -31,8 +31,10 @@ from agent.models.fake import FakeModel
 from agent.models.faults import Fault, fault_applied
 from agent.models.hand_model import HandModel, HandReplyError, tool_use_ids
 from agent.models.toy import ToyModel
+from agent.page.lesson_path import PATH, place_of
 from agent.page.links import Link
-from agent.page.names import ModelKind, View
+from agent.page.names import Layout, ModelKind, View
+from agent.page.predict import Question, Verdict, questions_for
 from agent.page.view import settings_of
 from agent.scripts import Script, ScriptError, parse_script_text
 from agent.tools import TOOLS
@@ -72,7 +74,7 @@ class Settings:
 SETTING_NAMES = ("system", "tools", "max_turns", "max_tokens", "threads")
 # What is undone and redone: the work, not the view or the scripts loaded (they are kept whatever is undone).
 WORK = ("model", "script", "settings", "run_model", "tree", "script_models", "hand_model", "looked_at", "log",
-        "from_file")
+        "from_file", "asked", "answers", "past_score")
 
 
 def _plural(count: int, word: str) -> str:
@@ -123,6 +125,16 @@ class Sandbox:
     """The real model's SDK client and the settings it was made with (never in a snapshot: it holds the key)."""
     written_query: dict[str, str] | None = None
     """The URL query the page last wrote (a write is a message to the browser: only when it changes)."""
+    layout: Layout = Layout.ALL
+    """Start here (the beginner's page: a first visit's) or All controls."""
+    predicting: bool = False
+    """Predict, then Step: a turn stepped asks what the loop does before the page shows it."""
+    asked: set[str] = field(default_factory=set)
+    """The turns that ask (`branch/turn`): those stepped one at a time while predicting."""
+    answers: dict[str, int] = field(default_factory=dict)
+    """The learner's answers (`branch/turn/ask` -> the choice picked)."""
+    past_score: tuple[int, int] = (0, 0)
+    """Right answers and questions answered on the runs before this one, this session."""
     undo_stack: list[dict[str, Any]] = field(default_factory=list, repr=False)
     redo_stack: list[dict[str, Any]] = field(default_factory=list, repr=False)
     _replaying: bool = field(default=False, repr=False)
@@ -194,7 +206,7 @@ class Sandbox:
         assert self.tree is not None
         return {"controls": copy.deepcopy(self.settings), "model": self.model, "script": self.script,
                 "run_model": self.run_model, "run": settings_of(self.tree.branches[MAIN].state),
-                "log": json.loads(json.dumps(self.log)), "looked_at": self.looked_at}
+                "log": json.loads(json.dumps(self.log)), "looked_at": self.looked_at, "past_score": self.past_score}
 
     def _back_to(self, mark: dict[str, Any]) -> None:
         if "pickled" in mark:
@@ -212,6 +224,7 @@ class Sandbox:
             self._replaying = False
         assert problem is None, problem  # a run a script or the toy played replays to the same place
         self.model, self.settings, self.looked_at = mark["model"], mark["controls"], mark["looked_at"]
+        self.past_score = mark["past_score"]
 
     def _fingerprint(self) -> tuple:
         assert self.tree is not None
@@ -270,7 +283,13 @@ class Sandbox:
                                      f"most {MAX_TURNS_ON_PAGE}, so the run's turn limit is {MAX_TURNS_ON_PAGE}.")
         return None
 
+    def _fold_answers(self) -> None:
+        """The run's answers go into the session's score before the run goes."""
+        self.past_score = self.score
+        self.asked, self.answers = set(), {}
+
     def _start_run(self) -> None:
+        self._fold_answers()
         settings = self.settings.of_run()
         state = RunState(settings.pop("task"), **settings)
         self.tree = RunTree.start(state)
@@ -404,6 +423,8 @@ class Sandbox:
             self.tree.step(model)
         self.looked_at = None
         self.log.append(["run" if to_the_end else "step"])
+        if not to_the_end:
+            self._ask_after_turn()
         return said
 
     def send_anyway(self, real: Model) -> Notice | None:
@@ -417,6 +438,7 @@ class Sandbox:
             finally:
                 real.send_anyway = False
             self.looked_at = None
+            self._ask_after_turn()
             return None
         return self._undoable(act)
 
@@ -505,6 +527,7 @@ class Sandbox:
             records = self.tree.step(model, fault)
             self.looked_at = None
             self.log.append(["fault", kind, tool])
+            self._ask_after_turn()
             if fault_applied(fault, records):
                 return None
             if records[0].reply is None:
@@ -530,6 +553,7 @@ class Sandbox:
             self.tree.step(self.hand_model)
             self.looked_at = None
             self.log.append(["hand", stop_reason, logged])
+            self._ask_after_turn()
             return None
         return self._undoable(act)
 
@@ -549,6 +573,7 @@ class Sandbox:
 
         def act() -> Notice | None:
             lost = self.work_words()
+            self._fold_answers()
             self.tree = tree
             self.model = self.run_model = ModelKind.SCRIPT
             self.settings = Settings(settings["task"], settings["system"], settings["tool_names"],
@@ -565,6 +590,107 @@ class Sandbox:
             return Notice("info", said + (f" {lost} went with the old run: Undo brings it back." if lost else ""))
         return self._undoable(act)
 
+    # ------------------------------------------------------------ predict, then step
+
+    def _turn_key(self) -> str:
+        return f"{self.branch_name}/{self.run.turn}"
+
+    def _ask_after_turn(self) -> None:
+        """While predicting, the turn just taken asks its questions (a replay takes them from the log instead)."""
+        if self.predicting and not self._replaying:
+            self.ask()
+
+    def ask(self) -> Notice | None:
+        """The turn just taken asks what the loop does with its reply (a link's `ask`)."""
+        record = self.run.records[-1] if self.run.records else None
+        if record is None or record.turn != self.run.turn or not questions_for(record, "", self.run.max_turns):
+            return None  # no reply came: nothing to predict
+        self.asked.add(self._turn_key())
+        self.log.append(["ask"])
+        return None
+
+    def questions(self) -> list[Question]:
+        """The latest turn's questions, when it asks."""
+        if self._turn_key() not in self.asked:
+            return []
+        return questions_for(self.run.records[-1], self.branch_name, self.run.max_turns)
+
+    def open_question(self) -> Question | None:
+        """The first of the latest turn's questions not answered yet."""
+        return next((q for q in self.questions() if f"{self._turn_key()}/{q.ask}" not in self.answers), None)
+
+    def verdicts(self) -> list[Verdict]:
+        """The latest turn's questions answered so far, each against what the loop did."""
+        key = self._turn_key()
+        return [Verdict(q, self.answers[f"{key}/{q.ask}"]) for q in self.questions()
+                if f"{key}/{q.ask}" in self.answers]
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """Right answers and questions answered, this session."""
+        right, answered = self.past_score
+        for key, picked in self.answers.items():
+            branch_turn, ask = key.rsplit("/", 1)
+            branch, turn = branch_turn.rsplit("/", 1)
+            assert self.tree is not None
+            state = self.tree.branches[branch].state if branch in self.tree.branches else None
+            record = next((r for r in state.records if r.turn == int(turn) and r.counted), None) if state else None
+            question = next((q for q in questions_for(record, branch, state.max_turns) if q.ask == ask), None) \
+                if record is not None and state is not None else None
+            if question is not None:
+                answered += 1
+                right += picked == question.right
+        return right, answered
+
+    def predict(self, picked: int) -> Notice | None:
+        """The learner's answer to the open question (0-based; keys 1-4 are 0-3)."""
+        question = self.open_question()
+        if question is None:
+            return Notice("info", "There is no question open: Step takes the next turn, and asks about it.")
+        if not 0 <= picked < len(question.choices):
+            return Notice("warning", f"There are {len(question.choices)} choices: pick 1 to {len(question.choices)}.")
+
+        def act() -> Notice | None:
+            self.answers[f"{self._turn_key()}/{question.ask}"] = picked
+            self.log.append(["predict", picked])
+            self.looked_at = None
+            return None
+        return self._undoable(act)
+
+    def set_predicting(self, on: bool) -> None:
+        """The Predict, then Step switch: a preference, not part of the work (no Undo)."""
+        self.predicting = bool(on)
+
+    def set_layout(self, layout: str) -> None:
+        """Start here or All controls (a preference, not part of the work: no Undo)."""
+        self.layout = Layout(layout)
+
+    def start_here(self) -> None:
+        """A first visit, with no link: the beginner's page, predicting."""
+        self.layout, self.predicting = Layout.START, True
+
+    # ------------------------------------------------------------ the lesson's path
+
+    @property
+    def scenario(self) -> int | None:
+        """The run's place on the lesson's path, for a built-in script on it."""
+        return place_of(self.script) if self.model == ModelKind.SCRIPT and self.script in self.builtin else None
+
+    def next_scenario(self) -> Notice | None:
+        """The next script on the lesson's path (the first, from a script off it)."""
+        at = self.scenario
+        following = 0 if at is None else at + 1
+        if following >= len(PATH):
+            return Notice("info", "That was the last scenario of the path: every stop reason and the turn limit "
+                                  "have come by. All controls opens the rest of the page.")
+
+        def act() -> Notice | None:
+            self.model = ModelKind.SCRIPT
+            self.script = PATH[following].script
+            self.put_script_in_settings()
+            return self._dropping(f"Scenario {following + 1}")
+        return self._undoable(act)
+
     # ------------------------------------------------------------ links
 
     def replay(self, actions: list[list[Any]]) -> str | None:
@@ -572,7 +698,8 @@ class Sandbox:
         do: dict[str, Callable[..., Notice | None]] = {
             "step": lambda: self.step(), "run": lambda: self.step(to_the_end=True), "fork": self.fork,
             "switch": self.pick_branch, "edit_reply": self.edit_reply, "edit_result": self.edit_result,
-            "fault": lambda kind, tool: self.inject_fault(kind, tool), "hand": self.hand}
+            "fault": lambda kind, tool: self.inject_fault(kind, tool), "hand": self.hand, "ask": self.ask,
+            "predict": self.predict}
         for number, (name, *args) in enumerate(actions, 1):
             before = len(self.log)
             notice = do[name](*args)
@@ -601,7 +728,7 @@ class Sandbox:
                     task=task if task != fresh["task"] else None,
                     settings={name: value for name, value in settings.items() if value != fresh[name]},
                     actions=list(self.log) if self.run_model != ModelKind.REAL and not self.from_file else [],
-                    turn=self.looked_at, view=self.view)
+                    turn=self.looked_at, view=self.view, layout=self.layout, predicting=self.predicting)
 
     def link_notes(self, link: Link) -> list[str]:
         """What the link of this screen cannot hold, in words."""
@@ -663,5 +790,7 @@ class Sandbox:
                 problems.append(f"the run has no turn {link.turn} (it stops at turn {self.run.turn}), so the latest "
                                 "is shown")
         self.view = link.view
+        self.layout = Layout(link.layout)
+        self.predicting = (self.layout == Layout.START) if link.predicting is None else link.predicting
         return problems
 

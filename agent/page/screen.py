@@ -13,7 +13,10 @@ from agent.loop import RunState, TurnRecord, console_lines
 from agent.models.toy import TOY_MODEL_NAME
 from agent.page import view
 from agent.page.branches_view import console_notes
-from agent.page.names import ModelKind
+from agent.page.lesson_loop import LESSON_FILE, find_parts
+from agent.page.lesson_path import PATH, Scenario
+from agent.page.names import Layout, ModelKind
+from agent.page.predict import DECIDING_PART, Question, Verdict
 from agent.page.sandbox import Sandbox
 from agent.real import DEFAULT_MODEL
 
@@ -70,6 +73,23 @@ class Screen:
     """The console of the run as it stood after `turn`, with what was injected, edited or written by hand."""
     usage_total: str | None
     """The whole run's usage (to `turn`) in words; None when no reply reported any."""
+    layout: Layout
+    asking: TurnRecord | None
+    """The turn whose reply is shown while its questions are open: the page shows the run as it stood before it."""
+    asking_sent: TurnSent | None
+    """What the asking turn sent."""
+    question: Question | None
+    """The question open (Predict, then Step)."""
+    verdicts: list[Verdict]
+    """The latest turn's answered questions, each against what the loop did."""
+    deciding_line: str | None
+    """The line of the lesson's run_agent that decided the latest turn's move, once the move is answered."""
+    score: tuple[int, int]
+    """Right answers and questions answered this session."""
+    scenario: tuple[int, Scenario] | None
+    """The run's place on the lesson's path and what to watch, for a script on it."""
+    next_scenario: Scenario | None
+    """The scenario after it (or the path's first, off the path); None at the path's end."""
 
 
 def model_name_of(box: Sandbox) -> str:
@@ -86,9 +106,25 @@ def turn_sent(run: RunState, record: TurnRecord, model_name: str) -> TurnSent:
     return TurnSent(record, request, sent, went, tools)
 
 
+def deciding_line(verdicts: list[Verdict]) -> str | None:
+    """`line N: code` of the lesson's loop that decided the move the verdicts are about."""
+    if not verdicts:
+        return None
+    source = LESSON_FILE.read_text()
+    try:
+        parts = find_parts(source)
+    except (SyntaxError, ValueError):
+        return None
+    span = getattr(parts, DECIDING_PART[verdicts[0].question.move])
+    number = span[0] if isinstance(span, tuple) else span
+    return f"line {number}: {source.splitlines()[number - 1].strip()}"
+
+
 def screen_of(box: Sandbox) -> Screen:
     run = box.run
-    turn = box.turn_shown
+    question = box.open_question()
+    asking = run.records[-1] if question is not None else None
+    turn = run.turn - 1 if asking is not None else box.turn_shown  # the turn's outcome waits for the answer
     name = model_name_of(box)
     settings_note = None
     if box.settings_changed:
@@ -102,8 +138,19 @@ def screen_of(box: Sandbox) -> Screen:
     marks = box.tree.branch.marks
     console = console_lines(shown, returned=False, notes=console_notes(box.tree.branch) if marks else None,
                             readable=True)
-    return Screen(run=run, turn=turn, shown=shown, status=view.run_summary(run),
-                  progress=min(view.turns_taken(run) / run.max_turns, 1.0), outcome=view.outcome(run),
+    verdicts = box.verdicts()
+    place = box.scenario
+    following = 0 if place is None else place + 1
+    status = view.run_summary(run) if asking is None else \
+        f"turn {asking.turn} of {run.max_turns} · the reply is back: what does the loop do now?"
+    return Screen(run=run, turn=turn, shown=shown, status=status,
+                  progress=min(view.turns_taken(shown if asking else run) / run.max_turns, 1.0),
+                  outcome=view.outcome(run) if asking is None else None,
                   settings_note=settings_note, looking_back=looking_back, model_name=name,
                   priced_model=priced, turn_sent=turn_sent(run, record, name) if record is not None else None,
-                  console=console, usage_total=view.run_usage_line(shown, priced))
+                  console=console, usage_total=view.run_usage_line(shown, priced), layout=box.layout,
+                  asking=asking, question=question, verdicts=verdicts,
+                  asking_sent=turn_sent(run, asking, name) if asking is not None else None,
+                  deciding_line=deciding_line(verdicts), score=box.score,
+                  scenario=(place, PATH[place]) if place is not None else None,
+                  next_scenario=PATH[following] if following < len(PATH) else None)

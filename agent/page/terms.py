@@ -1,0 +1,46 @@
+"""The words a beginner meets, each said in one line where it first appears on the page: not before.
+
+Streamlit-free: the Start here page asks which terms a turn's reply brings for the first time in its run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.loop import RunState, StopReason, TurnRecord
+
+TERMS = {
+    "stop_reason": "stop_reason is the reply saying why the model stopped writing: the loop decides on it, and on "
+                   "nothing else.",
+    "tool_use": "A tool_use block is a call the model asks for: a tool's name, its input, and an id. The result goes "
+                "back as a tool_result naming that id (tool_use_id), so the model knows which call it answers.",
+    "thinking": "A thinking block is the model's reasoning before it answers: the loop sends it back unchanged with "
+                "the reply, and leaves it out of the answer.",
+    "other_stop": "A stop reason other than end_turn and tool_use: the loop runs nothing in this reply and stops, "
+                  "saying which reason it was.",
+}
+
+
+def terms_in(reply: dict[str, Any]) -> set[str]:
+    blocks = [b for b in reply.get("content") or [] if isinstance(b, dict)]
+    found = {"stop_reason"}
+    if any(b.get("type") == "tool_use" for b in blocks):
+        found.add("tool_use")
+    if any(b.get("type") in ("thinking", "redacted_thinking") for b in blocks):
+        found.add("thinking")
+    if reply.get("stop_reason") not in (StopReason.END_TURN, StopReason.TOOL_USE):
+        found.add("other_stop")
+    return found
+
+
+def first_terms(run: RunState, record: TurnRecord) -> list[str]:
+    """One line for each term `record`'s reply brings that no earlier reply of the run brought."""
+    if record.reply is None:
+        return []
+    seen: set[str] = set()
+    for earlier in run.records:
+        if earlier.turn >= record.turn:
+            break
+        if earlier.reply is not None:
+            seen |= terms_in(earlier.reply)
+    return [TERMS[name] for name in TERMS if name in terms_in(record.reply) - seen]

@@ -1,0 +1,195 @@
+"""Predict, then Step: the questions each turn asks, held to what the loop itself did, on every model.
+
+The right move is worked out from the reply alone (`agent.page.predict.right_move`, the lesson's rule); the loop
+decides on its own (`agent.loop.step`). Every built-in script, the toy, replies written by hand and each fault
+that leaves a reply are played here, and at every turn the two must agree.
+"""
+
+import pytest
+from page_support import ROOT, run, unescaped
+from streamlit.testing.v1 import AppTest
+
+from agent.loop import TurnPath
+from agent.page import view
+from agent.page.lesson_path import PATH
+from agent.page.links import from_query, to_query
+from agent.page.names import Layout, ModelKind
+from agent.page.predict import MOVE_OF_PATH, MOVES, Ask, Move, count_choices, right_move
+from agent.page.sandbox import Sandbox
+from agent.page.screen import screen_of
+from agent.scripts import builtin_names
+from agent.tools import TOOLS
+
+BUILTIN = view.builtin_scripts()
+
+
+def predicting_box(script: str = "add_then_answer", model: ModelKind = ModelKind.SCRIPT) -> Sandbox:
+    box = Sandbox(BUILTIN)
+    box.start_here()
+    if model != ModelKind.SCRIPT:
+        box.pick_model(model)
+    else:
+        box.pick_script(script)
+    return box
+
+
+def answer_right(box: Sandbox) -> int:
+    """Answer every open question right; how many were asked."""
+    asked = 0
+    while (question := box.open_question()) is not None:
+        assert box.predict(question.right) is None
+        asked += 1
+    return asked
+
+
+def check_turn(box: Sandbox) -> None:
+    """The questions of the turn just taken agree with the path the loop took."""
+    record = box.run.records[-1]
+    questions = box.questions()
+    if record.reply is None or record.path not in MOVE_OF_PATH:
+        assert questions == [], (record.path, questions)
+        return
+    move = right_move(record.reply, record.turn, box.run.max_turns)
+    assert move == MOVE_OF_PATH[record.path], (box.script, record.turn, record.path, move)
+    assert [q.ask for q in questions] == ([Ask.MOVE, Ask.COUNT] if move == Move.RUN_AND_ASK else [Ask.MOVE])
+    assert questions[0].choices[questions[0].right] == questions[0].choices[MOVES.index(move)]
+    if move == Move.RUN_AND_ASK:
+        count = questions[1]
+        assert int(count.choices[count.right]) == len(box.run.messages)  # what the next request's array holds
+        assert len(set(count.choices)) == 4
+
+
+@pytest.mark.parametrize("name", builtin_names())
+def test_every_script_asks_what_its_loop_did(name):
+    box = predicting_box(name)
+    for _ in range(60):
+        if box.run.done:
+            break
+        box.step()
+        check_turn(box)
+        answer_right(box)
+    right, answered = box.score
+    assert right == answered, (name, box.score)
+
+
+def test_the_toy_and_replies_written_by_hand_ask_too():
+    box = predicting_box(model=ModelKind.TOY)
+    box.set_task("What is 2 + 3?")
+    while not box.run.done:
+        box.step()
+        check_turn(box)
+        answer_right(box)
+    assert box.score[1] >= 3  # a tool turn's two questions, then the answer's
+    hand = predicting_box()
+    hand.hand("tool_use", [{"type": "tool_use", "name": "add", "input": {"a": 1, "b": 2}}])
+    check_turn(hand)
+    assert [q.ask for q in hand.questions()] == [Ask.MOVE, Ask.COUNT]
+    hand.predict(0)  # "the answer": wrong
+    verdict = hand.verdicts()[0]
+    assert not verdict.right and "Not this time" in verdict.words and "tool_use" in verdict.words
+
+
+@pytest.mark.parametrize("kind", ["cut_off", "refusal", "tool_raises", "overloaded"])
+def test_a_fault_asks_what_the_loop_does_with_the_broken_reply(kind):
+    box = predicting_box()
+    box.inject_fault(kind)
+    check_turn(box)
+    record = box.run.records[-1]
+    if kind == "cut_off":  # the cut-off call must not run: the loop stops
+        assert record.path == TurnPath.STOPPED and box.questions()[0].right == MOVES.index(Move.STOP)
+    if kind == "overloaded":  # the 529, then the retry's reply: that reply is the one asked about
+        assert box.run.records[0].reply is None and box.open_question().turn == 1
+
+
+def test_the_turn_limit_is_its_own_move():
+    box = predicting_box("short_leash")
+    for _ in range(3):
+        box.step()
+        check_turn(box)
+        answer_right(box)
+    assert box.run.records[-1].path == TurnPath.LIMIT
+    assert box.verdicts()[0].question.move == Move.LIMIT
+
+
+def test_the_screen_waits_for_the_answer_then_shows_the_turn():
+    box = predicting_box()
+    box.step()
+    screen = screen_of(box)
+    assert screen.asking is not None and screen.turn == 0 and len(screen.shown.messages) == 1
+    assert "what does the loop do now" in screen.status and screen.outcome is None
+    box.predict(MOVES.index(Move.ANSWER))  # wrong: it runs the call
+    screen = screen_of(box)
+    assert screen.question is not None and screen.question.ask == Ask.COUNT and screen.turn == 0
+    assert screen.deciding_line and "tool_use" in screen.deciding_line
+    box.predict(screen.question.right)
+    screen = screen_of(box)
+    assert screen.question is None and screen.turn == 1 and len(screen.shown.messages) == 3
+    assert screen.score == (1, 2)
+
+
+def test_undo_takes_a_prediction_back_and_a_link_keeps_them():
+    box = predicting_box()
+    box.step()
+    box.predict(1)
+    assert box.score == (1, 1)
+    box.undo()
+    assert box.score == (0, 0) and box.open_question().ask == Ask.MOVE
+    box.redo()
+    assert box.score == (1, 1) and box.open_question().ask == Ask.COUNT
+    query = to_query(box.link())
+    assert query["controls"] == "start"
+    again = Sandbox(BUILTIN)
+    problems = again.open_link(from_query(query, list(BUILTIN), list(TOOLS)))
+    assert problems == []
+    assert again.layout == Layout.START and again.predicting
+    assert again.open_question().ask == Ask.COUNT and again.score == (1, 1)  # a link made mid-prediction
+
+
+def test_run_to_end_and_all_controls_ask_nothing():
+    box = Sandbox(BUILTIN)  # the full page: predicting is off
+    box.step()
+    assert box.open_question() is None
+    on = predicting_box()
+    on.step(to_the_end=True)
+    assert on.open_question() is None and on.run.done
+
+
+def test_count_choices_are_four_and_hold_the_right_one():
+    for sent in (1, 3, 9):
+        for calls in (1, 2, 5):
+            choices = count_choices(sent, calls)
+            assert len(set(choices)) == 4 and sent + 2 in choices and list(choices) == sorted(choices)
+
+
+def test_the_path_runs_from_the_first_scenario_to_the_last():
+    box = predicting_box(PATH[0].script)
+    seen = [box.script]
+    while (notice := box.next_scenario()) is None or "started a new run" in notice.text:
+        seen.append(box.script)
+        box.step(to_the_end=True)
+        assert box.run.done, box.script
+    assert seen == [scenario.script for scenario in PATH]
+    assert "last scenario" in notice.text
+    assert all(s.script in BUILTIN for s in PATH)
+
+
+def test_a_first_visit_opens_start_here_and_a_newcomer_reaches_the_answer(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    assert at.toggle(key="all_controls").value is False and at.toggle(key="predicting").value is True
+    assert not [r for r in at.radio if r.key == "model_choice"]  # the Model switch is one switch away
+    for _ in range(6):
+        if at.session_state["sandbox"].run.done:
+            break
+        at = run(next(b for b in at.button if b.label == "Step").click())
+        while choices := [b for b in at.button if b.key and b.key.startswith("choice_")]:
+            question = at.session_state["sandbox"].open_question()
+            at = run(choices[question.right].click())
+    texts = " ".join(unescaped(s.value) for s in at.success)
+    assert "Answer: 2 + 3 is 5" in texts and "Right" in texts
+    assert any(b.label.startswith("Next scenario") for b in at.button)
+    at = run(at.toggle(key="all_controls").set_value(True))
+    assert [r for r in at.radio if r.key == "model_choice"]  # every control, the run kept
+    assert at.session_state["sandbox"].run.done
+    at = run(at.toggle(key="all_controls").set_value(False))
+    assert any(b.label.startswith("Next scenario") for b in at.button)

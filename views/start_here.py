@@ -1,0 +1,157 @@
+"""Start here: the beginner's page. The task, Step, the question the turn asks, the turn's card, and the lesson's
+loop lit beside the run graph, read top to bottom. Everything else is one switch away (All controls).
+
+Drawn by `views/sandbox.py` when the Sandbox's layout is Start here; it reads the Screen and wires callbacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from agent.page import view
+from agent.page.graph import run_graph
+from agent.page.html_cards import message_html, messages_html, source_html
+from agent.page.keys import KEY_OF, START_KEYS_CAPTION
+from agent.page.lesson_loop import lesson_source, shown_record
+from agent.page.lesson_path import PATH
+from agent.page.names import Layout
+from agent.page.safe_text import as_code, as_text
+from agent.page.sandbox import Sandbox
+from agent.page.screen import Screen
+from agent.page.terms import first_terms
+
+ss = st.session_state
+GRAPH_TURNS = 4  # the run graph beside the loop draws the latest turns
+
+
+def layout_row(box: Sandbox, act: Callable[..., Any]) -> None:
+    """The two switches every layout shows: All controls, and Predict, then Step."""
+    with st.container(horizontal=True, key="layout_row"):
+        ss.all_controls = box.layout == Layout.ALL
+        st.toggle("All controls", key="all_controls",
+                  on_change=lambda: box.set_layout(Layout.ALL if ss.all_controls else Layout.START),
+                  help="Every control of the sandbox: models, settings, message threads, Change the past, the "
+                       "views. Off: the beginner's page.")
+        ss.predicting = box.predicting
+        st.toggle("Predict, then Step", key="predicting", on_change=lambda: box.set_predicting(ss.predicting),
+                  help="Each Step stops when the reply is back and asks what the loop does with it, before "
+                       "showing it.")
+
+
+def scenario_line(box: Sandbox, screen: Screen) -> None:
+    if screen.scenario is not None:
+        place, scenario = screen.scenario
+        st.markdown(f"**Scenario {place + 1} of {len(PATH)}: {as_text(box.picked_script.title)}.** "
+                    f"{as_text(scenario.watch)}")
+    else:
+        st.markdown(f"**{as_text(box.picked_script.title)}**")
+    st.caption("The model here is a *script*: replies written in advance and played back one per request, so the "
+               "run is the same every time. The task below is what the loop sends first.")
+    st.code(box.run.task or "(no task)", language=None, wrap_lines=True)
+
+
+def question_card(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None:
+    """The question open, with a button a choice (keys 1-4), and the verdicts of those answered."""
+    for verdict in screen.verdicts:
+        (st.success if verdict.right else st.warning)(as_text(verdict.words),
+                                                      icon=":material/check:" if verdict.right else ":material/close:")
+    if screen.deciding_line and not screen.question:
+        st.caption(f"Decided at {as_code(screen.deciding_line)} of run_agent, lit below.")
+    question = screen.question
+    if question is None:
+        return
+    with st.container(border=True, key="question"):
+        st.markdown(f"**{question.prompt}**")
+        for i, choice in enumerate(question.choices):
+            st.button(f"{i + 1}. {choice}", key=f"choice_{i}", on_click=lambda i=i: act(box.predict, i),
+                      use_container_width=True)
+
+
+def score_line(screen: Screen) -> str:
+    right, answered = screen.score
+    return f"Predictions: {right} right of {answered}" if answered else "No predictions yet"
+
+
+def turn_card(screen: Screen) -> None:
+    """What the turn sent, what came back, what the loop appended, and why: one card, read top to bottom."""
+    run = screen.run
+    record = screen.asking or view.record_of_turn(run, screen.turn)
+    if record is None:
+        st.markdown("##### Before the first turn")
+        st.markdown("`messages` holds one message, the task. **Step** sends it to the model: that is turn 1.")
+        st.html(message_html(run.messages[0], 0))
+        return
+    said = screen.asking_sent or screen.turn_sent
+    st.markdown(f"##### Turn {record.turn}")
+    if said is not None:
+        refused = " (refused before sending: the request broke a rule of the API)" if record.refused_unsent else ""
+        st.markdown(f"**Sent:** {said.sent.words}{refused}")
+    if record.reply is None:
+        why = "the model had no reply to give" if record.path == "no_reply" else f"the request failed: {record.error}"
+        st.markdown(f"**No reply came back**: {as_text(why)}.")
+        return
+    stop = record.reply.get("stop_reason")
+    st.markdown(f"**Came back:** a reply with stop_reason {as_code(stop)}")
+    for line in first_terms(run, record):
+        st.caption(line)
+    st.html(message_html({"role": "assistant", "content": record.reply.get("content")}, record.sent, "reply"))
+    if screen.asking is not None:
+        return  # what the loop does with it waits for the learner's answer
+    added = view.added_by_turn(run, record.turn)
+    st.markdown(f"**Appended, because the loop {view.PATH_WORDS.get(record.path, record.path)}:** "
+                f"`messages` now holds {added.stop}.")
+    results = [i for i in added if i > record.sent]
+    if results:
+        st.html(messages_html(run.messages[results[0]:added.stop], results[0], added, "new"))
+
+
+def loop_and_graph(screen: Screen) -> None:
+    shown = screen.shown
+    left, right = st.columns([7, 4], gap="medium")
+    with left:
+        st.markdown("##### The loop")
+        if screen.asking is not None:
+            source = lesson_source(screen.asking, asking=True)
+        else:
+            record = shown_record(shown, screen.turn)
+            ended = record is not None and shown.done and record is shown.records[-1]
+            source = lesson_source(record, shown.result if ended else None)
+        st.html(source_html(source))
+    with right:
+        st.markdown("##### The run so far")
+        st.graphviz_chart(run_graph(shown, GRAPH_TURNS, next_step=shown is screen.run).source)
+
+
+def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Callable[[bool], None]) -> None:
+    """The beginner's page below the title."""
+    scenario_line(box, screen)
+    with st.container(horizontal=True, vertical_alignment="center", key="step_row"):
+        st.button("Step", type="primary", icon=":material/skip_next:", key="step", on_click=lambda: take_step(False),
+                  help=f"One turn of the loop (key {KEY_OF['step']})")
+        st.button("Run to end", icon=":material/fast_forward:", key="run_to_end", on_click=lambda: take_step(True),
+                  help="Step until the loop stops, without questions")
+        st.button("Reset", icon=":material/restart_alt:", key="reset", on_click=lambda: act(box.reset),
+                  help="The run again from the start (Undo brings this one back)")
+        st.button("Undo", icon=":material/undo:", key="undo", type="tertiary", on_click=lambda: act(box.undo))
+        st.caption(score_line(screen) if box.predicting else "")
+    st.progress(screen.progress, text=screen.status)
+    if box.notice:
+        {"info": st.info, "warning": st.warning, "error": st.error}[box.notice.kind](as_text(box.notice.text))
+    question_card(box, screen, act)
+    if screen.outcome is not None:
+        answer = screen.outcome.kind == "answer"
+        headline = f"Answer: {screen.outcome.headline}" if answer else screen.outcome.headline
+        words = f"**{as_text(headline)}**  \n{as_text(screen.outcome.note)}"
+        (st.success if answer else st.warning)(words)
+        if screen.next_scenario is not None:
+            st.button(f"Next scenario: {as_text(box.scripts[screen.next_scenario.script].title)}",
+                      icon=":material/arrow_forward:", key="next_scenario", type="primary",
+                      on_click=lambda: act(box.next_scenario))
+        else:
+            st.caption("That was the path's last scenario. All controls opens the rest of the page.")
+    turn_card(screen)
+    loop_and_graph(screen)
+    st.caption(START_KEYS_CAPTION)
