@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from agent.loop import TurnRecord
 from agent.page import view
 from agent.page.graph import run_graph
 from agent.page.html_cards import message_html, messages_html, source_html
@@ -36,7 +37,7 @@ def layout_row(box: Sandbox, act: Callable[..., Any]) -> None:
                   help="Every control of the sandbox: models, settings, message threads, Change the past, the "
                        "views. Off: the beginner's page.")
         ss.predicting = box.predicting
-        st.toggle("Predict, then Step", key="predicting", on_change=lambda: box.set_predicting(ss.predicting),
+        st.toggle("Predict each turn", key="predicting", on_change=lambda: box.set_predicting(ss.predicting),
                   help="Each Step stops when the reply is back and asks what the loop does with it, before "
                        "showing it.")
 
@@ -59,7 +60,7 @@ def question_card(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None
         (st.success if verdict.right else st.warning)(as_text(verdict.words),
                                                       icon=":material/check:" if verdict.right else ":material/close:")
     if screen.deciding_line and not screen.question:
-        st.caption(f"Decided at {as_code(screen.deciding_line)} of run_agent, lit below.")
+        st.caption(f"run_agent decided it at {as_code(screen.deciding_line)} (lit in the loop below).")
     question = screen.question
     if question is None:
         return
@@ -75,15 +76,15 @@ def score_line(screen: Screen) -> str:
     return f"Predictions: {right} right of {answered}" if answered else "No predictions yet"
 
 
-def turn_card(screen: Screen) -> None:
-    """What the turn sent, what came back, what the loop appended, and why: one card, read top to bottom."""
+def turn_card(screen: Screen) -> TurnRecord | None:
+    """What the turn sent and what came back; the record, when a reply came."""
     run = screen.run
     record = screen.asking or view.record_of_turn(run, screen.turn)
     if record is None:
         st.markdown("##### Before the first turn")
         st.markdown("`messages` holds one message, the task. **Step** sends it to the model: that is turn 1.")
         st.html(message_html(run.messages[0], 0))
-        return
+        return None
     said = screen.asking_sent or screen.turn_sent
     st.markdown(f"##### Turn {record.turn}")
     if said is not None:
@@ -92,17 +93,21 @@ def turn_card(screen: Screen) -> None:
     if record.reply is None:
         why = "the model had no reply to give" if record.path == "no_reply" else f"the request failed: {record.error}"
         st.markdown(f"**No reply came back**: {as_text(why)}.")
-        return
+        return None
     stop = record.reply.get("stop_reason")
     st.markdown(f"**Came back:** a reply with stop_reason {as_code(stop)}")
     for line in first_terms(run, record):
         st.caption(line)
     st.html(message_html({"role": "assistant", "content": record.reply.get("content")}, record.sent, "reply"))
-    if screen.asking is not None:
-        return  # what the loop does with it waits for the learner's answer
+    return record
+
+
+def appended(screen: Screen, record: TurnRecord) -> None:
+    """What the loop appended after the reply, and why."""
+    run = screen.run
     added = view.added_by_turn(run, record.turn)
-    st.markdown(f"**Appended, because the loop {view.PATH_WORDS.get(record.path, record.path)}:** "
-                f"`messages` now holds {added.stop}.")
+    st.markdown(f"**Then the loop {view.PATH_WORDS.get(record.path, record.path)}:** `messages` now holds "
+                f"{added.stop}.")
     results = [i for i in added if i > record.sent]
     if results:
         st.html(messages_html(run.messages[results[0]:added.stop], results[0], added, "new"))
@@ -140,7 +145,10 @@ def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Calla
     st.progress(screen.progress, text=screen.status)
     if box.notice:
         {"info": st.info, "warning": st.warning, "error": st.error}[box.notice.kind](as_text(box.notice.text))
+    record = turn_card(screen)
     question_card(box, screen, act)
+    if record is not None and screen.asking is None:
+        appended(screen, record)
     if screen.outcome is not None:
         answer = screen.outcome.kind == "answer"
         headline = f"Answer: {screen.outcome.headline}" if answer else screen.outcome.headline
@@ -152,6 +160,5 @@ def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Calla
                       on_click=lambda: act(box.next_scenario))
         else:
             st.caption("That was the path's last scenario. All controls opens the rest of the page.")
-    turn_card(screen)
     loop_and_graph(screen)
     st.caption(START_KEYS_CAPTION)

@@ -20,6 +20,8 @@ TERMS = {
                   "saying which reason it was.",
 }
 
+EMPTY_THINKING = " This one is empty (the model showed none of its reasoning), and it still goes back as it came."
+
 
 def terms_in(reply: dict[str, Any]) -> set[str]:
     blocks = [b for b in reply.get("content") or [] if isinstance(b, dict)]
@@ -43,4 +45,8 @@ def first_terms(run: RunState, record: TurnRecord) -> list[str]:
             break
         if earlier.reply is not None:
             seen |= terms_in(earlier.reply)
-    return [TERMS[name] for name in TERMS if name in terms_in(record.reply) - seen]
+    new = terms_in(record.reply) - seen
+    empty = any(isinstance(b, dict) and b.get("type") == "thinking" and not str(b.get("thinking") or "").strip()
+                for b in record.reply.get("content") or [])
+    said = {**TERMS, "thinking": TERMS["thinking"] + EMPTY_THINKING} if empty else TERMS
+    return [said[name] for name in TERMS if name in new]
