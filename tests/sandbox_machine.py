@@ -17,7 +17,9 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from agent.loop import RunState, console_lines, step
 from agent.models.fake import FakeModel
 from agent.page import view
+from agent.page.predict import MOVE_OF_PATH
 from agent.page.sandbox import VIEWS, ModelKind, Sandbox
+from agent.page.screen import screen_of
 from agent.real import record_script
 from agent.scripts import ScriptError, builtin_names
 
@@ -35,7 +37,7 @@ def screen(box: Sandbox) -> tuple:
             tuple(box.tree.branches), view.run_summary(run),
             tuple(console_lines(run, returned=False, readable=True)), box.turn_shown,
             json.dumps([run.messages, [(r.turn, r.path, r.error) for r in run.records], run.result]),
-            json.dumps(box.settings.of_run()), tuple(map(tuple, box.log)))
+            json.dumps(box.settings.of_run()), tuple(map(tuple, box.log)), box.open_question(), box.score)
 
 
 class LearnerOnTheSandbox(RuleBasedStateMachine):
@@ -188,7 +190,40 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         assert screen(again)[:shown] == screen(self.box)[:shown], "a link opens the screen it was made on"
         self.did("open the link")
 
+    @rule(on=st.booleans())
+    def switch_predicting(self, on: bool) -> None:
+        self.box.set_predicting(on)
+        self.did("switch Predict each turn")
+
+    @rule(picked=st.integers(0, 3))
+    def predict(self, picked: int) -> None:
+        question = self.box.open_question()
+        right, answered = self.box.score
+        self.box.predict(picked)
+        if question is not None:
+            assert self.box.score == (right + (picked == question.right), answered + 1), "each answer is scored once"
+            assert self.box.verdicts()[-1].picked == picked
+        self.did("predict")
+
+    @rule()
+    def next_scenario(self) -> None:
+        self.box.next_scenario()
+        self.did("next scenario")
+
     # ------------------------------------------------------------------ what must always hold
+
+    @invariant()
+    def a_question_asks_about_what_the_loop_did(self) -> None:
+        question = self.box.open_question()
+        if question is None:
+            return
+        record = self.box.run.records[-1]
+        assert record.reply is not None and MOVE_OF_PATH[record.path] == question.move, (record.path, question)
+        shown = screen_of(self.box)
+        assert shown.asking is record and shown.outcome is None, "the turn's outcome waits for the answer"
+        assert shown.turn == record.turn - 1 and len(shown.shown.messages) == record.sent
+        right, answered = self.box.score
+        assert 0 <= right <= answered
 
     @invariant()
     def the_run_on_screen_is_the_branch_acted_on(self) -> None:

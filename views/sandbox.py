@@ -18,7 +18,7 @@ import streamlit as st
 from agent.loop import Model
 from agent.models.toy import CAN_DO, EXAMPLE_TASKS
 from agent.page import view
-from agent.page.keys import KEY_OF, KEYS_CAPTION, KEYS_JS
+from agent.page.keys import KEY_OF, KEYS_CAPTION, KEYS_JS, remember_layout_js
 from agent.page.links import from_query
 from agent.page.names import Layout, ModelKind, View
 from agent.page.safe_text import as_text, scrub
@@ -358,12 +358,14 @@ def start_here_view(box: Sandbox) -> None:
 
 
 def sandbox_view() -> None:
+    bare_visit = ss.get("sandbox") is None and not page_query()  # a first visit with no link
     box = sandbox()
     follow_history(box)
     st.title("Loop Sandbox")
     st.caption("An agent loop, one turn at a time: each request, each reply, each tool call, and the messages "
                "array growing.")
     start_here.layout_row(box, act)
+    st.html(remember_layout_js(box.layout.word, bare_visit), unsafe_allow_javascript=True)
     if box.layout == Layout.START:
         start_here_view(box)
         st.html(KEYS_JS, unsafe_allow_javascript=True)

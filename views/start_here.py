@@ -18,7 +18,7 @@ from agent.page.html_cards import message_html, messages_html, source_html
 from agent.page.keys import KEY_OF, START_KEYS_CAPTION
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
-from agent.page.names import Layout
+from agent.page.names import Layout, ModelKind
 from agent.page.safe_text import as_code, as_text
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
@@ -42,15 +42,26 @@ def layout_row(box: Sandbox, act: Callable[..., Any]) -> None:
                        "showing it.")
 
 
-def scenario_line(box: Sandbox, screen: Screen) -> None:
+def scenario_line(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None:
+    """Where on the lesson's path the run is, what the model is (said where it first appears), and the task."""
     if screen.scenario is not None:
         place, scenario = screen.scenario
         st.markdown(f"**Scenario {place + 1} of {len(PATH)}: {as_text(box.picked_script.title)}.** "
                     f"{as_text(scenario.watch)}")
+    if box.run_model == ModelKind.TOY:
+        st.caption("The model here is the *toy*: a few fixed patterns that read the task (sums, word counts, the "
+                   "note files, shouting). It is not a language model; it shows the loop working on what you type.")
+        ss.task = box.settings.task
+        st.text_area("Task", key="task", height=68, on_change=lambda: act(box.set_task, ss.task))
+        return
+    if box.run_model == ModelKind.REAL:
+        st.caption("The model here is a real one, through the anthropic SDK: each Step is one request, paid in "
+                   "tokens. The task below is what the loop sends first.")
     else:
-        st.markdown(f"**{as_text(box.picked_script.title)}**")
-    st.caption("The model here is a *script*: replies written in advance and played back one per request, so the "
-               "run is the same every time. The task below is what the loop sends first.")
+        if screen.scenario is None:
+            st.markdown(f"**{as_text(box.picked_script.title)}**")
+        st.caption("The model here is a *script*: replies written in advance and played back one per request, so "
+                   "the run is the same every time. The task below is what the loop sends first.")
     st.code(box.run.task or "(no task)", language=None, wrap_lines=True)
 
 
@@ -115,6 +126,11 @@ def appended(screen: Screen, record: TurnRecord) -> None:
 
 def loop_and_graph(screen: Screen) -> None:
     shown = screen.shown
+    with st.container(key="view_area"):  # its columns wrap under each other on a narrow page (PAGE_CSS)
+        _loop_and_graph(screen, shown)
+
+
+def _loop_and_graph(screen: Screen, shown: Any) -> None:
     left, right = st.columns([7, 4], gap="medium")
     with left:
         st.markdown("##### The loop")
@@ -132,7 +148,7 @@ def loop_and_graph(screen: Screen) -> None:
 
 def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Callable[[bool], None]) -> None:
     """The beginner's page below the title."""
-    scenario_line(box, screen)
+    scenario_line(box, screen, act)
     with st.container(horizontal=True, vertical_alignment="center", key="step_row"):
         st.button("Step", type="primary", icon=":material/skip_next:", key="step", on_click=lambda: take_step(False),
                   help=f"One turn of the loop (key {KEY_OF['step']})")

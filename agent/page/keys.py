@@ -74,3 +74,28 @@ KEYS_JS = """
 })();
 </script>
 """.replace("__KEYS__", json.dumps(KEYS))
+
+
+LAYOUT_STORE = "loop-sandbox-controls"  # the browser's localStorage key for the layout last used
+
+
+def remember_layout_js(layout_word: str, bare_visit: bool) -> str:
+    """The browser remembers the layout last used (Start here or All controls). A bare first visit (no link) of
+    someone whose last layout was All controls opens All controls: the page reloads once with `controls=all`."""
+    return """
+<script>
+(() => {
+  const layout = __LAYOUT__, bare = __BARE__, key = __KEY__;
+  let saved = null;
+  try { saved = window.localStorage.getItem(key); } catch (e) { return; }  // storage off: Start here each time
+  if (bare && layout === "start" && saved === "all") {
+    const address = new URL(window.location.href);
+    address.search = "?controls=all";
+    window.location.replace(address.toString());
+    return;
+  }
+  try { window.localStorage.setItem(key, layout); } catch (e) {}
+})();
+</script>
+""".replace("__LAYOUT__", json.dumps(layout_word)).replace("__BARE__", json.dumps(bare_visit)).replace(
+        "__KEY__", json.dumps(LAYOUT_STORE))
