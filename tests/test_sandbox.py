@@ -272,3 +272,16 @@ def test_a_step_that_starts_a_new_run_with_an_empty_task_says_both(box):
     said = box.step(to_the_end=True)
     assert "this Step started a new run" in said.text and "The task is empty" in said.text
     assert list(box.tree.branches) == ["main"] and box.run.turn == 0
+
+
+def test_what_a_dropped_tree_held_names_each_branch_by_its_own_turns():
+    box = Sandbox(view.builtin_scripts())
+    box.fork(0)
+    box.step()
+    assert box.work_words() == "a run of 0 turns and 1 branch (1 turn of its own)"
+    box.pick_branch("main")
+    box.step()
+    box.step()
+    box.fork(1)
+    box.step()
+    assert box.work_words() == "a run of 2 turns and 2 branches (2 turns of their own)"

@@ -1,0 +1,51 @@
+"""The Sandbox's plain values: what a notice is, the settings the controls hold, and the page's limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.loop import MAX_TOKENS
+from agent.page.names import View
+from agent.tools import TOOLS
+
+REFERENCE_SCRIPT = "add_then_answer"  # the page starts on the lesson's reference run
+MAX_TURNS_ON_PAGE = 500  # the Turn limit field's maximum
+MAX_TOKENS_ON_PAGE = 128_000  # the max_tokens field's maximum
+MAX_UNDO = 200  # snapshots kept: a long session does not grow without end
+VIEWS = tuple(View)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """What the page says about an action: `kind` is `info`, `warning` or `error`."""
+
+    kind: str
+    text: str
+
+
+@dataclass
+class Settings:
+    """The agent's settings as the page's controls hold them (a run keeps those it started with)."""
+
+    task: str = ""
+    system: str = ""
+    tools: list[str] = field(default_factory=lambda: list(TOOLS))
+    max_turns: int = 10
+    max_tokens: int = MAX_TOKENS
+    threads: bool = False
+
+    def of_run(self) -> dict[str, Any]:
+        return {"task": self.task, "system": self.system, "tool_names": list(self.tools),
+                "max_turns": int(self.max_turns), "max_tokens": int(self.max_tokens), "threads": bool(self.threads)}
+
+
+SETTING_NAMES = ("system", "tools", "max_turns", "max_tokens", "threads")
+# What is undone and redone: the work, not the view or the scripts loaded (they are kept whatever is undone).
+WORK = ("model", "script", "settings", "run_model", "tree", "script_models", "hand_model", "looked_at", "log",
+        "from_file", "asked", "answers", "past_score")
+
+
+def plural(count: int, word: str) -> str:
+    ending = "" if count == 1 else "es" if word.endswith(("ch", "sh", "s", "x")) else "s"
+    return f"{count:,} {word}{ending}"
