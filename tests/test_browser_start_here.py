@@ -103,3 +103,28 @@ def test_the_browser_remembers_all_controls_for_the_next_bare_visit(chromium, sa
     expect(fresh.get_by_text("Scenario 1 of 9")).to_be_visible(timeout=30_000)
     fresh.context.close()
     page.context.close()
+
+
+def test_the_turn_limit_and_a_stop_are_predicted_by_their_words(chromium, sandbox):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page = first_visit(chromium, f"{sandbox.url}/?controls=start&script=short_leash", 900)
+    expect(page.get_by_text("Scenario 7 of 9: A runaway on a short leash")).to_be_visible()
+    for turn in (1, 2):
+        click(page, "Step")
+        click(page, RIGHT_FIRST)
+        click(page, f"3. {2 * turn + 1}")
+        expect(page.get_by_text(f"Right. You said: {2 * turn + 1}.")).to_be_visible()
+    click(page, "Step")
+    click(page, "2. Run the call, append one message of results, and ask the model again")  # wrong: the last turn
+    expect(page.get_by_text("Not this time.")).to_be_visible()
+    expect(page.get_by_text("The loop did: Run the call, then stop: the turn limit is reached.")).to_be_visible()
+    expect(page.get_by_text("Predictions: 4 right of 5")).to_be_visible()
+    shot(page, "start-here-limit-900.png")
+    page.goto(f"{sandbox.url}/?controls=start&script=refusal")
+    wait_for_idle(page)
+    click(page, "Step")
+    click(page, "3. Stop and say why, running nothing")
+    expect(page.get_by_text("Right. You said: Stop and say why, running nothing.")).to_be_visible()
+    no_exception_box(page)
+    page.context.close()

@@ -6,7 +6,7 @@ that leaves a reply are played here, and at every turn the two must agree.
 """
 
 import pytest
-from page_support import ROOT, run, unescaped
+from page_support import ROOT, full_page, run, unescaped
 from streamlit.testing.v1 import AppTest
 
 from agent.loop import TurnPath
@@ -193,3 +193,26 @@ def test_a_first_visit_opens_start_here_and_a_newcomer_reaches_the_answer(monkey
     assert at.session_state["sandbox"].run.done
     at = run(at.toggle(key="all_controls").set_value(False))
     assert any(b.label.startswith("Next scenario") for b in at.button)
+
+
+def test_all_controls_with_predicting_on_ask_too_and_a_cut_off_call_is_not_run(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    at = run(full_page())
+    assert at.toggle(key="predicting").value is False  # off on the full page until switched on
+    at = run(at.toggle(key="predicting").set_value(True))
+    at = run(next(b for b in at.button if b.label == "Step").click())
+    choices = [b for b in at.button if b.key and b.key.startswith("choice_")]
+    assert len(choices) == 4 and not [s for s in at.slider if s.key == "look_back"]  # the turn waits
+    at = run(choices[1].click())
+    at = run(next(b for b in at.button if b.key == "choice_2").click())
+    assert at.session_state["sandbox"].score == (2, 2)
+    at.session_state["change_the_past"] = True
+    at.session_state["past_tab"] = "Inject a fault"
+    at = run(at)
+    at = run(at.selectbox(key="fault_kind").set_value("cut_off"))
+    at = run(next(b for b in at.button if b.key == "fault_step").click())
+    question = at.session_state["sandbox"].open_question()
+    assert question is not None and question.move == Move.STOP  # the cut-off call must not run
+    at = run(next(b for b in at.button if b.key == f"choice_{MOVES.index(Move.RUN_AND_ASK)}").click())
+    said = " ".join(unescaped(w.value) for w in at.warning)
+    assert "Not this time" in said and "half-written call" in said

@@ -298,6 +298,10 @@ def sandbox_main() -> None:
                 st.rerun()  # draw the run as it now stands
         if shown.settings_note:
             st.info(shown.settings_note, icon=":material/tune:")
+        if shown.asking is not None or shown.verdicts:  # Predict each turn: the reply, then the question
+            if shown.asking is not None:
+                start_here.turn_card(shown)
+            start_here.question_card(box, shown, act)
         look_back(box, shown)
     with st.container(key="view_area"):  # its columns wrap under each other on a narrow page (PAGE_CSS)
         if box.view == View.RUN:
@@ -338,7 +342,7 @@ def show_outcome(box: Sandbox, outcome: view.Outcome | None) -> view.Outcome | N
 
 def look_back(box: Sandbox, shown: Screen) -> None:
     """The slider that looks back at an earlier turn's state (keys: the arrows, Home, End)."""
-    if shown.run.turn == 0:
+    if shown.run.turn == 0 or shown.asking is not None:  # a question open: the turn waits for its answer
         return
     mirror("look_back", shown.turn)
     st.slider("Look back: the state after turn", 0, shown.run.turn, key="look_back",

@@ -130,7 +130,7 @@ def screen_of(box: Sandbox) -> Screen:
     if box.settings_changed:
         settings_note = SETTINGS_CHANGED_AFTER_END if run.done else SETTINGS_CHANGED_MID_RUN
     looking_back = (f"Looking back at turn {turn} of {run.turn}. Step and Run to end carry on from turn "
-                    f"{run.turn}.") if turn < run.turn else None
+                    f"{run.turn}.") if turn < run.turn and asking is None else None
     record = view.record_of_turn(run, turn)
     shown = view.snapshot(run, turn)
     priced = name if box.run_model == ModelKind.REAL else ""
