@@ -32,7 +32,6 @@ from views import change_the_past, page_link, serving, start_here
 from views.run_tabs import api_key, export_view, loop_view, messages_view, run_view
 
 ss = st.session_state
-MODELS = {kind.value: kind.value for kind in ModelKind}  # the Model switch: its values and what it says
 LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest characters, not all of a huge one
 REAL_LINK = ("This link was made with the real model. A link never calls one: its settings are back, and the run "
              "starts afresh. Step sends the task to the model.")
@@ -171,7 +170,7 @@ def sidebar(box: Sandbox) -> None:
     settings = box.settings
     with st.sidebar:
         mirror("model_choice", box.model.value)
-        st.radio("Model", list(MODELS), key="model_choice", horizontal=True,
+        st.radio("Model", [kind.value for kind in ModelKind], key="model_choice", horizontal=True,
                  on_change=lambda: act(box.pick_model, ss.model_choice),
                  help="Script: a FakeModel plays a script offline. Toy: a few patterns read the task, offline. "
                       "Real: a model through the anthropic SDK. Switching starts a new run (Undo brings the old "
