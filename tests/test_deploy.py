@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import time
 import urllib.request
 from http.cookies import SimpleCookie
@@ -175,3 +176,41 @@ def test_kubernetes_manifest_has_readiness_affinity_and_autoscaling():
     assert "nginx.ingress.kubernetes.io/proxy-read-timeout" in ingress  # websockets outlive the default 60 s
     assert "number: 8501" in documents["Service"] + ingress
     assert "scaleTargetRef" in documents["HorizontalPodAutoscaler"]
+
+
+def checked_by_haproxy(config: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """`haproxy -c` on `config` with two servers appended and the proxy's address set, as start-class.sh does."""
+    haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    if not Path(haproxy).exists():
+        if os.environ.get("CI"):
+            pytest.fail("haproxy is not installed: apt-get install haproxy")
+        pytest.skip("haproxy is not installed: apt-get install haproxy")
+    path = tmp_path / "haproxy.cfg"
+    path.write_text(config + "".join(f"    server st{i} 127.0.0.1:{8600 + i} cookie st{i}\n" for i in (1, 2)))
+    env = {**os.environ, "PROXY_ADDRESS": "127.0.0.1", "PROXY_PORT": "8599"}
+    return subprocess.run([haproxy, "-c", "-f", str(path)], env=env, capture_output=True, text=True, timeout=30)
+
+
+def test_haproxy_itself_accepts_the_configuration_and_refuses_a_broken_one(tmp_path):
+    config = (DEPLOY / "haproxy.cfg").read_text()
+    checked = checked_by_haproxy(config, tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    broken = checked_by_haproxy(config.replace("option redispatch", "option redispach"), tmp_path)
+    assert broken.returncode != 0 and "redispach" in broken.stdout + broken.stderr
+
+
+def test_the_kubernetes_manifest_is_valid_against_the_api_schemas():
+    """Checked offline by kubernetes-validate against the Kubernetes API's own schemas, strictly: a field the API
+    does not know (a misspelling) is refused, not ignored as a cluster would."""
+    import kubernetes_validate
+    import yaml
+
+    documents = [d for d in yaml.safe_load_all((DEPLOY / "kubernetes.yaml").read_text()) if d]
+    version = kubernetes_validate.latest_version()
+    for document in documents:
+        kubernetes_validate.validate(document, version, strict=True)
+    deployment = next(d for d in documents if d["kind"] == "Deployment")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container["readinessprobe"] = container.pop("readinessProbe")  # the probe misspelt: a cluster would drop it
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(deployment, version, strict=True)
