@@ -248,3 +248,17 @@ def test_serve_says_in_one_line_when_the_port_is_taken():
                               capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
     assert "Traceback" not in done.stderr
+
+
+def test_a_fault_on_demand_says_what_is_wrong_with_it():
+    from agent.real.server_faults import ServerFault, fault_for
+
+    for bad in ({"after": -1, "status": 429}, {"after": 0, "status": 200}, {"after": 0}, {"after": 0, "delay": 1,
+                                                                                            "times": 0}):
+        with pytest.raises(ValueError, match="fault"):
+            ServerFault(**bad)
+    faults = (ServerFault.error(529, after=2, times=2), ServerFault.slow(1.5, after=1))
+    assert [getattr(fault_for(faults, n), "status", None) for n in range(1, 6)] == [None, None, 529, 529, None]
+    assert fault_for(faults, 2).delay == 1.5
+    assert ServerFault.error(429, retry_after=2).headers == {"retry-after": "2"}
+    assert ServerFault.error(529).kind == "overloaded_error" and ServerFault.error(503).kind == "api_error"

@@ -78,3 +78,32 @@ def test_a_refusal_a_test_expects_is_there_to_read(stand_in_api):
     assert [heard.failed_check for heard in api.requests] == [True]
     assert api.requests[0].error["message"] == ("messages.0: all messages must have non-empty content except for "
                                                 "the optional final assistant message")
+
+
+def test_a_429_with_retry_after_is_retried_by_the_sdk_itself(stand_in_api):
+    api = stand_in_api("add_then_answer", faults=[{"status": 429, "after": 0, "retry_after": 0.2}])
+    answer = my_agent(api.client(max_retries=2), "What is 2 + 3?")
+    assert answer == "2 + 3 is 5."
+    assert [heard.status for heard in api.requests] == [429, 200, 200]  # the SDK waited, then asked again
+    assert api.requests[0].error["type"] == "rate_limit_error"
+    assert api.requests[0].body == api.requests[1].body  # the retry is the same request
+
+
+@pytest.mark.parametrize("status, kind", [(529, "overloaded_error"), (500, "api_error")])
+def test_an_overload_or_a_failure_after_n_requests_and_no_retries_left(stand_in_api, status, kind):
+    api = stand_in_api("add_then_answer", faults=[{"status": status, "after": 1, "times": 3}])
+    with pytest.raises(anthropic.APIStatusError) as raised:
+        my_agent(api.client(max_retries=2), "What is 2 + 3?")
+    assert raised.value.status_code == status and raised.value.type == kind
+    assert [heard.status for heard in api.requests] == [200, status, status, status]  # 1 try and 2 retries
+
+
+def test_a_stream_dropped_mid_event_and_a_slow_answer(stand_in_api):
+    api = stand_in_api("add_then_answer", faults=[{"cut_stream": True, "after": 0}, {"delay": 2.0, "after": 1}])
+    client = api.client(max_retries=0)
+    task = [{"role": "user", "content": "What is 2 + 3?"}]
+    with pytest.raises(httpx2.RemoteProtocolError, match="incomplete chunked read"):
+        with client.messages.stream(model="m", max_tokens=64, messages=task) as stream:
+            stream.get_final_message()
+    with pytest.raises(anthropic.APITimeoutError):
+        client.messages.create(model="m", max_tokens=64, messages=task, timeout=0.5)

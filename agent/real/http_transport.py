@@ -155,6 +155,8 @@ class ApiFrame:
                     await error_response(error, request_id)(scope, receive, send_with_id)
             except _ClientGone:
                 return  # nobody to answer, nothing to log
+            except AnswerCut:
+                raise  # uvicorn closes the connection on it: the client reads an unfinished answer
             except asyncio.CancelledError:  # a stop whose grace ran out: said in the API's shape, not uvicorn's
                 if not status:
                     stopped = ApiError(503, "api_error", "the stand-in server stopped before it answered; send the "
@@ -214,6 +216,10 @@ class ApiFrame:
         if problem:
             raise bad_request(f"the chunked request body is malformed ({printable(problem, 120)})")
         return body
+
+
+class AnswerCut(Exception):
+    """An answer dropped mid-way on purpose (a fault asked for): the connection closes with the answer unfinished."""
 
 
 class _ClientGone(Exception):

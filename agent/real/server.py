@@ -38,8 +38,9 @@ from agent.api.error_types import STATUS_OF_TYPE
 from agent.api.requests import LATEST_VERSION, MODES, RequestChecker, RequestRejected
 from agent.models.fake import FakeModel, ScriptExhausted
 from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, checked_request, log_note
-from agent.real.http_transport import ApiHttpServer
+from agent.real.http_transport import AnswerCut, ApiHttpServer
 from agent.real.models import model_list, model_named
+from agent.real.server_faults import ServerFault, fault_for
 from agent.real.threads import ThreadRejected, ThreadStore
 from agent.scripts import Script
 
@@ -156,10 +157,15 @@ class StandInServer(ApiHttpServer):
     """The HTTP server: one event loop for every connection, the script shared and never changed."""
 
     def __init__(self, script: Script, host: str = "127.0.0.1", port: int = 8765, mode: str = "lesson",
-                 delay: float = 0.0, log: Callable[[str], None] | None = None) -> None:
+                 delay: float = 0.0, log: Callable[[str], None] | None = None,
+                 faults: tuple[ServerFault, ...] = ()) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.script, self.mode, self.delay = script, mode, delay
+        self.faults = tuple(faults)
+        """What to do to which request, on demand (`agent.real.server_faults`)."""
+        self.messages_heard = 0
+        """`POST /v1/messages` requests so far: the faults are placed by this count."""
         self.picker = ReplyPicker(script)
         self.threads = ThreadStore()
         """Conversations held for clients that use message threads: in memory, bounded, lost on restart."""
@@ -300,6 +306,16 @@ class _Routes:
     async def messages(self, request: Request) -> Response | _EventsAtOnce:
         parsed, version = checked_request(request.headers, await request.body())
         streaming = parsed.get("stream") is True
+        self.server.messages_heard += 1  # one event loop answers every request: no lock needed
+        fault = fault_for(self.server.faults, self.server.messages_heard)
+        if fault is not None and fault.delay:
+            await asyncio.sleep(fault.delay)
+        if fault is not None and fault.status is not None:
+            error = ApiError(fault.status, fault.kind, fault.message, fault.headers)
+            if self.server.on_answer is not None:
+                self.server.on_answer("messages", parsed, error)
+            log_note(request, f"fault on demand: {fault.status} {fault.kind}")
+            raise error
         try:
             message = self.server.answer(parsed, version)
         except ApiError as error:
@@ -310,6 +326,11 @@ class _Routes:
         if self.server.delay:
             await asyncio.sleep(self.server.delay)
         log_note(request, f"reply {self.server.reply_number(parsed)}: {message['stop_reason']}")
+        if fault is not None and fault.cut_stream:
+            log_note(request, "fault on demand: the connection dropped mid-answer")
+            body = b"".join(_event_bytes(name, data) for name, data in stream_events(message)) if streaming \
+                else json.dumps(message).encode()
+            return _CutAnswer(body, EVENT_STREAM[1] if streaming else b"application/json")
         if streaming:
             return self._event_stream(stream_events(message))
         return ApiJSONResponse(message)
@@ -350,6 +371,21 @@ class _EventsAtOnce:
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+class _CutAnswer:
+    """An answer whose connection drops in the middle (of an event, for a stream): a network failure, on demand."""
+
+    def __init__(self, body: bytes, content_type: bytes) -> None:
+        self.body, self.content_type = body, content_type
+
+    async def __call__(self, scope: Any, receive: Any, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", self.content_type), (b"cache-control", b"no-cache")]})
+        middle = self.body.find(b"content_block_delta")
+        cut = middle + 40 if middle > 0 else len(self.body) // 2  # inside an event's data, not between events
+        await send({"type": "http.response.body", "body": self.body[:cut], "more_body": True})
+        raise AnswerCut
+
+
 def _event_bytes(name: str, data: dict[str, Any]) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
@@ -363,9 +399,10 @@ def _placeholder(body: dict[str, Any]) -> dict[str, Any]:
 
 @contextmanager
 def running_server(script: Script, *, host: str = "127.0.0.1", port: int = 0, mode: str = "lesson",
-                   delay: float = 0.0, log: Callable[[str], None] | None = None) -> Iterator[StandInServer]:
+                   delay: float = 0.0, log: Callable[[str], None] | None = None,
+                   faults: tuple[ServerFault, ...] = ()) -> Iterator[StandInServer]:
     """A stand-in server answering in a background thread; stopped and closed on leaving the block."""
-    server = StandInServer(script, host=host, port=port, mode=mode, delay=delay, log=log)
+    server = StandInServer(script, host=host, port=port, mode=mode, delay=delay, log=log, faults=faults)
     thread = threading.Thread(target=server.serve_forever, name="stand-in-server", daemon=True)
     thread.start()
     try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +22,7 @@ from typing import Any
 
 from agent.api.requests import LATEST_VERSION, RequestRejected
 from agent.models.fake import FakeModel, ScriptExhausted, ThreadNotFound
+from agent.real.server_faults import ServerFault
 from agent.scripts import Script, load_script, parse_script
 
 IN_PROCESS_URL = "http://stand-in.invalid"  # no such host: only the transport answers it
@@ -113,8 +114,14 @@ def script_of(script: str | Path | Script | None = None, *, replies: list[dict[s
 
 
 @contextmanager
-def serve_script(script: Script, *, mode: str = "lesson", in_process: bool = False) -> Iterator[ServedScript]:
-    """Serve `script` on a free loopback port (or, `in_process`, through a transport) until the block ends."""
+def serve_script(script: Script, *, mode: str = "lesson", in_process: bool = False,
+                 faults: Sequence[ServerFault | dict[str, Any]] = ()) -> Iterator[ServedScript]:
+    """Serve `script` on a free loopback port (or, `in_process`, through a transport) until the block ends;
+    `faults` (`agent.real.server_faults.ServerFault`s, or dicts of its fields) hit the requests they name, over
+    HTTP only."""
+    faults = tuple(ServerFault(**fault) if isinstance(fault, dict) else fault for fault in faults)
+    if in_process and faults:
+        raise ValueError("faults on demand go over the wire: serve over HTTP (in_process=False) to use them")
     if in_process:
         served = ServedScript(script, IN_PROCESS_URL)
         served.transport = FakeModelTransport(script, mode=mode, on_answer=served.hear)
@@ -122,7 +129,7 @@ def serve_script(script: Script, *, mode: str = "lesson", in_process: bool = Fal
         return
     from agent.real.server import running_server  # the server only when one is asked for
 
-    with running_server(script, host="127.0.0.1", port=0, mode=mode) as server:
+    with running_server(script, host="127.0.0.1", port=0, mode=mode, faults=faults) as server:
         served = ServedScript(script, server.base_url)
         server.on_answer = served.hear
         yield served
