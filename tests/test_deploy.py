@@ -151,7 +151,7 @@ def test_haproxy_configuration_has_affinity_websockets_and_health_checks():
 
 def test_container_file_runs_the_page_with_bubblewrap_and_a_health_check():
     text = (DEPLOY / "Containerfile").read_text()
-    assert re.search(r"^FROM debian:\S+-slim", text, re.M)
+    assert re.search(r"^ARG BASE=debian:\S+-slim$", text, re.M) and re.search(r"^FROM \$\{BASE\}$", text, re.M)
     assert re.search(r"apt-get install .*\bbubblewrap\b", text)
     assert re.search(r"pip install .*\.", text)  # the package itself
     assert "EXPOSE 8501" in text
