@@ -123,6 +123,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server.server_close()
 
 
+def cmd_record(args: argparse.Namespace) -> int:
+    from agent.real import serve_until_signalled
+    from agent.real.recorder import RecordingProxy
+
+    if not args.upstream.startswith(("http://", "https://")):
+        raise UsageError(f"--upstream must be an http:// or https:// URL, not {args.upstream!r}")
+    try:
+        proxy = RecordingProxy(args.upstream, Path(args.out), host=args.host, port=args.port)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})") from None
+    print(f"Recording: point your agent's base URL at {proxy.base_url}; each request goes on to {args.upstream} "
+          f"with your agent's own key, and the exchange is written to {args.out} after every answer (no key, no "
+          "header). Ctrl-C stops.", flush=True)
+    try:
+        return serve_until_signalled(proxy, 10.0, lambda line: print(line, flush=True))
+    finally:
+        proxy.server_close()
+
+
 def cmd_scripts(args: argparse.Namespace) -> int:
     names = builtin_names()
     width = max(map(len, names))
@@ -231,6 +250,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--grace", type=_seconds, default=10.0,
                        help="on a stop, seconds to let answers in flight finish (default 10)")
     serve.set_defaults(handler=cmd_serve)
+    record = commands.add_parser("record", help="record an agent's exchange with a real Messages API as a script")
+    record.add_argument("--upstream", required=True, help="the API to forward to, e.g. https://api.anthropic.com")
+    record.add_argument("--out", required=True, help="the script file to write (rewritten after every answer)")
+    record.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    record.add_argument("--port", type=_port, default=8766, help="the port (default 8766; 0 picks a free one)")
+    record.set_defaults(handler=cmd_record)
     return parser
 
 

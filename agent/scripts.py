@@ -18,7 +18,8 @@ from agent.untrusted import UntrustedInputError, check_value, parse_json, read_f
 
 DEFAULT_TASK = "Use the tools to help with the task."
 DEFAULT_MAX_TURNS = 40
-TOP_LEVEL_KEYS = ("title", "about", "task", "system", "tools", "max_turns", "replies", "expected_output")
+TOP_LEVEL_KEYS = ("title", "about", "task", "system", "tools", "max_turns", "replies", "expected_output",
+                  "recorded_requests")
 # The statuses the Messages API answers errors with (its errors page), and those the SDK retries (408, 409, 502,
 # 503). 200 is a recorded error event in the middle of a stream, so it needs `mid_stream`.
 ERROR_STATUSES = frozenset({400, 401, 402, 403, 404, 408, 409, 413, 429, 500, 502, 503, 504, 529})
@@ -58,6 +59,8 @@ class Script:
     """The turn limit."""
     expected_output: list[str] | None = None
     """What `python -m agent run` prints for this script, line by line: a golden test."""
+    recorded_requests: list[list[dict[str, Any]]] | None = None
+    """For a recording: the messages of the request each reply answered (a replay names where a request differs)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The script as its file holds it."""
@@ -66,6 +69,8 @@ class Script:
                                 "replies": self.replies}
         if self.expected_output is not None:
             data["expected_output"] = self.expected_output
+        if self.recorded_requests is not None:
+            data["recorded_requests"] = self.recorded_requests
         return data
 
 
@@ -182,10 +187,16 @@ def parse_script(data: Any, name: str = "script", source: str = "script") -> Scr
     expected = data.get("expected_output")
     if expected is not None and not (isinstance(expected, list) and all(isinstance(x, str) for x in expected)):
         raise _fail(f"{source}: expected_output", "expected_output must be a list of lines")
+    recorded = data.get("recorded_requests")
+    if recorded is not None and not (
+            isinstance(recorded, list) and len(recorded) == len(data["replies"])
+            and all(isinstance(sent, list) and all(isinstance(m, dict) for m in sent) for sent in recorded)):
+        raise _fail(f"{source}: recorded_requests", "recorded_requests must be a list of messages lists, one for "
+                                                    "each reply")
     return Script(replies=data["replies"], name=name, title=data.get("title") or name,
                   about=data.get("about", ""), task=data.get("task") or DEFAULT_TASK,
                   system=data.get("system", ""), tools=list(tools), max_turns=max_turns,
-                  expected_output=expected)
+                  expected_output=expected, recorded_requests=recorded)
 
 
 def parse_script_text(text: str | bytes, name: str = "script", source: str = "script") -> Script:

@@ -84,7 +84,7 @@ def test_the_key_table_is_the_checker_s_keys_and_defaults():
     assert f"| {DEFAULT_MAX_TURNS} |" in keys and default.max_turns == DEFAULT_MAX_TURNS
     assert default.title == "demo" and parse_script({"title": "", "replies": default.replies}, name="x").title == "x"
     assert parse_script({"tools": [], "replies": default.replies}).tools == []  # "it may be empty"
-    page = (ROOT / "agent" / "page" / "sandbox.py").read_text()
+    page = (ROOT / "agent" / "page" / "sandbox_values.py").read_text()
     assert re.search(r"^MAX_TURNS_ON_PAGE = 500\b", page, re.M) and "at most 500" in keys
 
 

@@ -44,7 +44,7 @@ def with_block(block):
     ({"replies": []}, "scripts/x.json: replies: replies must be a non-empty list"),
     ({"replies": [GOOD_REPLY], "tittle": "typo"},
      'scripts/x.json: unknown key "tittle" (known: title, about, task, system, tools, max_turns, replies, '
-     'expected_output)'),
+     'expected_output, recorded_requests)'),
     (with_block({"type": "tool_use", "name": "add", "input": {}}),
      'scripts/x.json: replies[1].content[0]: tool_use needs an "id"'),
     (with_block({"type": "tool_use", "id": "t1", "input": {}}),

@@ -73,6 +73,26 @@ def assistant_turns(messages: list[Any]) -> int:
     return turns
 
 
+def recorded_difference(script: Script, index: int, messages: list[Any]) -> str | None:
+    """Where a request differs from the one recorded for reply `index`, in words; None when it is the same."""
+    recorded = (script.recorded_requests or [])[index] if index < len(script.recorded_requests or []) else None
+    if recorded is None:
+        return None
+    for position, (was, sent) in enumerate(zip(recorded, messages, strict=False)):
+        if was != sent:
+            return (f"the request for reply {index + 1} differs from the recorded one at messages[{position}]: "
+                    f"recorded {_clip(was)}, sent {_clip(sent)}")
+    if len(recorded) != len(messages):
+        return (f"the request for reply {index + 1} holds {len(messages)} messages; the recorded one held "
+                f"{len(recorded)}")
+    return None
+
+
+def _clip(value: Any, limit: int = 160) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 class ReplyPicker:
     """Chooses the script entry that answers a request, from the request alone."""
 
@@ -158,12 +178,14 @@ class StandInServer(ApiHttpServer):
 
     def __init__(self, script: Script, host: str = "127.0.0.1", port: int = 8765, mode: str = "lesson",
                  delay: float = 0.0, log: Callable[[str], None] | None = None,
-                 faults: tuple[ServerFault, ...] = ()) -> None:
+                 faults: tuple[ServerFault, ...] = (), match_recorded: bool = True) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.script, self.mode, self.delay = script, mode, delay
         self.faults = tuple(faults)
         """What to do to which request, on demand (`agent.real.server_faults`)."""
+        self.match_recorded = match_recorded and script.recorded_requests is not None
+        """A recording's replay refuses a request whose messages differ from the recorded ones."""
         self.messages_heard = 0
         """`POST /v1/messages` requests so far: the faults are placed by this count."""
         self.picker = ReplyPicker(script)
@@ -222,6 +244,8 @@ class StandInServer(ApiHttpServer):
             raise ApiError(400, "invalid_request_error", problems[0])
         messages = body["messages"] = list(body["messages"])
         index = self.picker.entry_index(messages)
+        if self.match_recorded and (differs := recorded_difference(self.script, index, messages)):
+            raise ApiError(400, "invalid_request_error", differs)
         model = FakeModel(self.script, mode=self.mode, calls=index, version=version)
         try:
             reply = model.create(messages, system=body.get("system", ""), tools=body.get("tools"),
@@ -400,9 +424,10 @@ def _placeholder(body: dict[str, Any]) -> dict[str, Any]:
 @contextmanager
 def running_server(script: Script, *, host: str = "127.0.0.1", port: int = 0, mode: str = "lesson",
                    delay: float = 0.0, log: Callable[[str], None] | None = None,
-                   faults: tuple[ServerFault, ...] = ()) -> Iterator[StandInServer]:
+                   faults: tuple[ServerFault, ...] = (), match_recorded: bool = True) -> Iterator[StandInServer]:
     """A stand-in server answering in a background thread; stopped and closed on leaving the block."""
-    server = StandInServer(script, host=host, port=port, mode=mode, delay=delay, log=log, faults=faults)
+    server = StandInServer(script, host=host, port=port, mode=mode, delay=delay, log=log, faults=faults,
+                           match_recorded=match_recorded)
     thread = threading.Thread(target=server.serve_forever, name="stand-in-server", daemon=True)
     thread.start()
     try:

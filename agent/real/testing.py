@@ -115,10 +115,11 @@ def script_of(script: str | Path | Script | None = None, *, replies: list[dict[s
 
 @contextmanager
 def serve_script(script: Script, *, mode: str = "lesson", in_process: bool = False,
-                 faults: Sequence[ServerFault | dict[str, Any]] = ()) -> Iterator[ServedScript]:
+                 faults: Sequence[ServerFault | dict[str, Any]] = (), order_only: bool = False
+                 ) -> Iterator[ServedScript]:
     """Serve `script` on a free loopback port (or, `in_process`, through a transport) until the block ends;
     `faults` (`agent.real.server_faults.ServerFault`s, or dicts of its fields) hit the requests they name, over
-    HTTP only."""
+    HTTP only. A recording's replay refuses a request that differs from the recorded one, unless `order_only`."""
     faults = tuple(ServerFault(**fault) if isinstance(fault, dict) else fault for fault in faults)
     if in_process and faults:
         raise ValueError("faults on demand go over the wire: serve over HTTP (in_process=False) to use them")
@@ -129,7 +130,8 @@ def serve_script(script: Script, *, mode: str = "lesson", in_process: bool = Fal
         return
     from agent.real.server import running_server  # the server only when one is asked for
 
-    with running_server(script, host="127.0.0.1", port=0, mode=mode, faults=faults) as server:
+    with running_server(script, host="127.0.0.1", port=0, mode=mode, faults=faults,
+                        match_recorded=not order_only) as server:
         served = ServedScript(script, server.base_url)
         server.on_answer = served.hear
         yield served
