@@ -124,8 +124,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from agent.real import serve_until_signalled
-    from agent.real.recorder import RecordingProxy
+    from agent.real import RecordingProxy, serve_until_signalled
 
     if not args.upstream.startswith(("http://", "https://")):
         raise UsageError(f"--upstream must be an http:// or https:// URL, not {args.upstream!r}")

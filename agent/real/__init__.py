@@ -11,9 +11,11 @@ from agent.real.anthropic_model import DEFAULT_MODEL, AnthropicModel, ModelCallE
 from agent.real.http_transport import serve_until_signalled
 from agent.real.pricing import PRICES_READ_ON, PRICES_SOURCE, cost_estimate, price_for, run_usage, total_input
 from agent.real.record import record_script, save_recording, script_json
+from agent.real.recorder import RecordingProxy, recording_proxy
 from agent.real.server import ESTIMATE_NOTE, StandInServer, running_server
 from agent.real.server_faults import ServerFault
 
 __all__ = ["DEFAULT_MODEL", "ESTIMATE_NOTE", "PRICES_READ_ON", "PRICES_SOURCE", "AnthropicModel", "ModelCallError",
-           "ServerFault", "StandInServer", "cost_estimate", "price_for", "record_script", "run_usage", "running_server",
-           "save_recording", "script_json", "serve_until_signalled", "total_input"]
+           "RecordingProxy", "ServerFault", "StandInServer", "cost_estimate", "price_for", "record_script",
+           "recording_proxy", "run_usage", "running_server", "save_recording", "script_json",
+           "serve_until_signalled", "total_input"]
