@@ -9,6 +9,7 @@ tried. `tests/learner_machine.py` is the thin layer above it, through the real p
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 
 from hypothesis import strategies as st
@@ -20,10 +21,22 @@ from agent.page import view
 from agent.page.predict import MOVE_OF_PATH
 from agent.page.sandbox import VIEWS, ModelKind, Sandbox
 from agent.page.screen import screen_of
-from agent.real import record_script
-from agent.scripts import ScriptError, builtin_names
+from agent.real import StandInServer, record_script
+from agent.scripts import ScriptError, builtin_names, load_script
 
 SCRIPTS = builtin_names()
+KEY = "sk-ant-machine-0123456789-never-on-screen"  # the real model's key: it must never reach the screen
+_stand_in: list = []
+REAL_TIMEOUT = 10.0  # the stand-in answers in milliseconds: a request it leaves hanging is a finding, not a wait
+
+
+def stand_in_url() -> str:
+    """One stand-in server for every machine of the session (the real model's upstream): the real SDK over HTTP."""
+    if not _stand_in:  # a daemon thread, never stopped: a graceful stop at exit would wait on the SDK's connections
+        server = StandInServer(load_script("three_tool_chain"), host="127.0.0.1", port=0)
+        threading.Thread(target=server.serve_forever, name="stand-in-server", daemon=True).start()
+        _stand_in.append(server)
+    return _stand_in[0].base_url
 BUILTIN = view.builtin_scripts()
 TASKS = ["What is 2 + 3?", "What is 10 - 3 + 2?", "How many words are in notes.txt?", "Shout hello", ""]
 FAULTS = ["overloaded", "timeout", "tool_raises", "cut_off", "refusal"]
@@ -48,11 +61,27 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         self.tally: Counter[str] = Counter()
         self.addresses: list[tuple] = []
         """Each screen's link, as the address bar held it after the action, with the screen it named."""
+        self.real_model = None
+        """The real model, as the page makes it (`view.real_model`), against the stand-in."""
+
+    def real(self):
+        """The real model when the run is the real model's (the page passes it to each action that asks)."""
+        if self.box.run_model != ModelKind.REAL:
+            return None
+        if self.real_model is None:
+            self.real_model, problem = view.real_model(KEY, "", self.box.base_url, None)
+            assert problem is None, problem
+            self.real_model.timeout = REAL_TIMEOUT
+        return self.real_model
+
+    def replayable(self) -> bool:
+        """A link replays this screen: not a loaded tree, not a loaded script, not a real model's run."""
+        return not self.box.from_file and self.box.script in BUILTIN and self.box.run_model != ModelKind.REAL
 
     def did(self, name: str) -> None:
         self.tally[name] += 1
         self.acted_on = self.box.branch_name
-        if not self.box.from_file and self.box.script in BUILTIN and len(self.box.log) <= 40:
+        if self.replayable() and len(self.box.log) <= 40:
             self.addresses.append((self.box.link(), screen(self.box), self.box.settings_changed))
 
     # ------------------------------------------------------------------ the learner's actions
@@ -63,8 +92,10 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         self.box.pick_script(name)
         self.did("pick script")
 
-    @rule(kind=st.sampled_from([ModelKind.SCRIPT, ModelKind.TOY]))
+    @rule(kind=st.sampled_from([ModelKind.SCRIPT, ModelKind.TOY, ModelKind.REAL]))
     def pick_model(self, kind: str) -> None:
+        if kind == ModelKind.REAL:
+            self.box.base_url = stand_in_url()  # the sidebar's Base URL field, then the switch
         self.box.pick_model(kind)
         self.did("pick model")
 
@@ -83,7 +114,7 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
 
     @rule(to_the_end=st.booleans())
     def step(self, to_the_end: bool) -> None:
-        self.box.step(to_the_end=to_the_end)
+        self.box.step(self.real(), to_the_end=to_the_end)
         self.did("run to end" if to_the_end else "step")
 
     @rule()
@@ -130,7 +161,7 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
 
     @rule(kind=st.sampled_from(FAULTS))
     def inject_fault(self, kind: str) -> None:
-        self.box.inject_fault(kind, "")
+        self.box.inject_fault(kind, "", self.real())
         self.did("inject a fault")
 
     @rule(text=st.sampled_from(TEXTS), call=st.booleans())
@@ -180,8 +211,8 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
 
     @rule()
     def open_the_link(self) -> None:
-        if self.box.from_file or self.box.script not in BUILTIN or len(self.box.log) > 40:
-            return  # a tree loaded from a file is not in the link's actions (the copy link dialog says so)
+        if not self.replayable() or len(self.box.log) > 40:
+            return  # what a link cannot hold, the copy link dialog says (box.link_notes)
         again = Sandbox(BUILTIN)
         problems = again.open_link(self.box.link())
         assert problems == [], problems
@@ -211,6 +242,25 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         self.did("next scenario")
 
     # ------------------------------------------------------------------ what must always hold
+
+    @invariant()
+    def no_request_is_left_unanswered(self) -> None:
+        assert not any("timed out" in (r.error or "") and "injected" not in str(r.error) for r in self.box.run.records
+                       if self.box.run_model == ModelKind.REAL and not self.box.tree.branch.marks), \
+            [r.error for r in self.box.run.records]
+
+    @invariant()
+    def the_key_is_never_on_screen(self) -> None:
+        said = json.dumps([screen(self.box), self.box.notice.text if self.box.notice else "",
+                           screen_of(self.box).console, screen_of(self.box).status], default=str)
+        assert KEY not in said
+
+    @invariant()
+    def a_request_refused_before_sending_is_not_said_sent(self) -> None:
+        shown = screen_of(self.box)
+        said = shown.turn_sent
+        if said is not None and said.record.refused_unsent:
+            assert said.went.startswith("was refused before sending"), said.line
 
     @invariant()
     def a_question_asks_about_what_the_loop_did(self) -> None:
