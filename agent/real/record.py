@@ -25,7 +25,8 @@ _STATUS_ERROR = re.compile(r"^(\d{3}) ([A-Za-z_]+): (.*)$", re.DOTALL)
 _BAD_REQUEST = "bad request: "
 
 
-def _reply_entry(reply: dict[str, Any]) -> dict[str, Any]:
+def reply_entry(reply: dict[str, Any]) -> dict[str, Any]:
+    """A reply as a script entry: its stop_reason, its content, and the whole-number counts of its usage."""
     entry: dict[str, Any] = {"stop_reason": reply.get("stop_reason"), "content": reply.get("content", [])}
     usage = reply.get("usage") or {}
     counts = {name: value for name, value in usage.items() if isinstance(value, int) and not isinstance(value, bool)}
@@ -54,7 +55,7 @@ def record_script(state: RunState, name: str = "recorded", title: str = "", abou
     left_out = 0
     for position, record in enumerate(state.records):
         if record.reply is not None:
-            replies.append(_reply_entry(record.reply))
+            replies.append(reply_entry(record.reply))
         elif record.path == "model_error":
             entry = _error_entry(record)
             if entry is None:

@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from agent.real.api_errors import ApiError, checked_request, log_note
 from agent.real.http_transport import ApiHttpServer
+from agent.real.record import reply_entry
 from agent.scripts import parse_script
 from agent.tools import TOOLS
 
@@ -112,12 +113,6 @@ class Recording:
         return text
 
 
-def _entry(reply: dict[str, Any]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"stop_reason": reply.get("stop_reason"), "content": reply.get("content", [])}
-    usage = {k: v for k, v in (reply.get("usage") or {}).items() if isinstance(v, int) and not isinstance(v, bool)}
-    return {**entry, "usage": usage} if usage else entry
-
-
 class RecordingProxy(ApiHttpServer):
     """The proxy: `POST /v1/messages` forwarded upstream and recorded; nothing else is served."""
 
@@ -147,10 +142,10 @@ class RecordingProxy(ApiHttpServer):
                                                 "message": error.get("message", answer.text[:200])}})
         elif kind.startswith("text/event-stream"):
             said = message_from_events(answer.text)
-            self.recording.add(body, said if "error" in said else _entry(said), said.get("id"))
+            self.recording.add(body, said if "error" in said else reply_entry(said), said.get("id"))
         else:
             reply = answer.json()
-            self.recording.add(body, _entry(reply), reply.get("id"))
+            self.recording.add(body, reply_entry(reply), reply.get("id"))
         log_note(request, f"recorded exchange {len(self.recording.exchanges)}")
         passed = {name: value for name, value in answer.headers.items()
                   if name in ("content-type", "request-id", "retry-after")}
