@@ -235,6 +235,28 @@ def test_an_edit_over_threads_never_reaches_the_real_model_as_a_continue_of_the_
         assert box.run.records[-1].reply is not None
 
 
+def test_a_link_that_cannot_replay_its_run_names_no_turn_of_it(box):
+    """A real model's run and a loaded tree are not in their links: each opens a fresh run, with no turn to show
+    (the turn looked at was a turn the opened page could only refuse)."""
+    from agent.real import AnthropicModel, running_server
+    from agent.scripts import load_script
+
+    box.pick_model("Real")
+    with running_server(load_script("three_tool_chain")) as server:
+        model = AnthropicModel("sk-test", base_url=server.base_url, max_retries=0)
+        box.step(real=model)
+        box.step(real=model)
+    loaded = Sandbox(view.builtin_scripts())
+    loaded.step(to_the_end=True)
+    loaded.load_tree(loaded.tree.to_json())
+    for shown in (box, loaded):
+        shown.look_at(1)
+        link = shown.link()
+        assert link.actions == [] and link.turn is None
+        opened = Sandbox(view.builtin_scripts())
+        assert opened.open_link(link) == [] and opened.untouched
+
+
 def test_over_a_thread_the_turn_heading_lists_no_tools_it_did_not_send(box):
     box.pick_script("three_tool_chain")
     box.change_setting("threads", True)

@@ -141,11 +141,13 @@ class History:
         settings["tools"] = settings.pop("tool_names")
         task = settings.pop("task")
         scripted = self.run_model == ModelKind.SCRIPT
+        replays = self.run_model != ModelKind.REAL and not self.from_file
+        # Without the actions the link opens a fresh run: a turn looked at would name one it does not have.
         return Link(model=self.run_model.value, script=self.script if scripted else None,
                     task=task if task != fresh["task"] else None,
                     settings={name: value for name, value in settings.items() if value != fresh[name]},
-                    actions=list(self.log) if self.run_model != ModelKind.REAL and not self.from_file else [],
-                    turn=self.looked_at, view=self.view, layout=self.layout, predicting=self.predicting)
+                    actions=list(self.log) if replays else [], turn=self.looked_at if replays else None,
+                    view=self.view, layout=self.layout, predicting=self.predicting)
 
     def link_notes(self, link: Link) -> list[str]:
         """What the link of this screen cannot hold, in words."""
