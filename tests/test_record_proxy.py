@@ -9,31 +9,13 @@ import time
 
 import anthropic
 import pytest
-from anthropic import beta_tool
+from test_stand_in_fixture import add, upper, word_count  # the same tools as the fixture's own tests
 
 from agent.real.recorder import KEY_REMOVED, recording_proxy
 from agent.real.server import running_server
 from agent.scripts import load_script, parse_script_text
 
 SECRET = "sk-ant-api03-recorded-but-never-written-0123456789"
-
-
-@beta_tool
-def add(a: float, b: float) -> str:
-    """Add two numbers."""
-    return str(a + b)
-
-
-@beta_tool
-def upper(text: str) -> str:
-    """Upper case."""
-    return text.upper()
-
-
-@beta_tool
-def word_count(text: str) -> str:
-    """Count words."""
-    return str(len(text.split()))
 
 
 def agent(client: anthropic.Anthropic, task: str, stream: bool = False) -> str:

@@ -6,6 +6,7 @@ screen read the same field and cannot disagree. Streamlit-free; `views/` draws i
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +14,7 @@ from agent.loop import RunState, TurnRecord, console_lines
 from agent.models.toy import TOY_MODEL_NAME
 from agent.page import view
 from agent.page.branches_view import console_notes
-from agent.page.lesson_loop import LESSON_FILE, find_parts
+from agent.page.lesson_loop import LESSON_FILE, LessonParts, find_parts
 from agent.page.lesson_path import PATH, Scenario
 from agent.page.names import Layout, ModelKind
 from agent.page.predict import DECIDING_PART, Question, Verdict
@@ -106,14 +107,22 @@ def turn_sent(run: RunState, record: TurnRecord, model_name: str) -> TurnSent:
     return TurnSent(record, request, sent, went, tools)
 
 
+@functools.cache
+def lesson_parts() -> tuple[str, LessonParts | None]:
+    """The lesson's loop and its parts, read once a process: the file is the package's own."""
+    source = LESSON_FILE.read_text()
+    try:
+        return source, find_parts(source)
+    except (SyntaxError, ValueError):
+        return source, None
+
+
 def deciding_line(verdicts: list[Verdict]) -> str | None:
     """`line N: code` of the lesson's loop that decided the move the verdicts are about."""
     if not verdicts:
         return None
-    source = LESSON_FILE.read_text()
-    try:
-        parts = find_parts(source)
-    except (SyntaxError, ValueError):
+    source, parts = lesson_parts()
+    if parts is None:
         return None
     span = getattr(parts, DECIDING_PART[verdicts[0].question.move])
     number = span[0] if isinstance(span, tuple) else span

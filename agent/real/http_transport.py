@@ -362,6 +362,19 @@ class ApiHttpServer:
                 self._idle.notify_all()
 
 
+@contextmanager
+def serving_in_thread(server: ApiHttpServer, name: str) -> Iterator[ApiHttpServer]:
+    """`server` answering in a background thread; stopped and closed on leaving the block."""
+    thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
 def serve_until_signalled(server: ApiHttpServer, grace: float, say: Callable[[str], None]) -> int:
     """Serve until SIGTERM or Ctrl-C, then stop gracefully (see `ApiHttpServer.stop`); exit status 0."""
     stop = threading.Event()

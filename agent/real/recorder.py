@@ -22,7 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from agent.real.api_errors import ApiError, checked_request, log_note
-from agent.real.http_transport import ApiHttpServer
+from agent.real.http_transport import ApiHttpServer, serving_in_thread
 from agent.real.record import reply_entry
 from agent.scripts import parse_script
 from agent.tools import TOOLS
@@ -156,12 +156,6 @@ class RecordingProxy(ApiHttpServer):
 def recording_proxy(upstream: str, out: Path, host: str = "127.0.0.1", port: int = 0) -> Iterator[RecordingProxy]:
     """A recording proxy answering in a background thread; stopped on leaving the block."""
     proxy = RecordingProxy(upstream, out, host, port)
-    thread = threading.Thread(target=proxy.serve_forever, name="recording-proxy", daemon=True)
-    thread.start()
-    try:
+    with serving_in_thread(proxy, "recording-proxy"):
         yield proxy
-    finally:
-        proxy.shutdown()
-        proxy.server_close()
-        thread.join(timeout=10)
 

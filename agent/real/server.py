@@ -38,7 +38,7 @@ from agent.api.error_types import STATUS_OF_TYPE
 from agent.api.requests import LATEST_VERSION, MODES, RequestChecker, RequestRejected
 from agent.models.fake import FakeModel, ScriptExhausted
 from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, checked_request, log_note
-from agent.real.http_transport import AnswerCut, ApiHttpServer
+from agent.real.http_transport import AnswerCut, ApiHttpServer, serving_in_thread
 from agent.real.models import model_list, model_named
 from agent.real.server_faults import ServerFault, fault_for
 from agent.real.threads import ThreadRejected, ThreadStore
@@ -428,11 +428,5 @@ def running_server(script: Script, *, host: str = "127.0.0.1", port: int = 0, mo
     """A stand-in server answering in a background thread; stopped and closed on leaving the block."""
     server = StandInServer(script, host=host, port=port, mode=mode, delay=delay, log=log, faults=faults,
                            match_recorded=match_recorded)
-    thread = threading.Thread(target=server.serve_forever, name="stand-in-server", daemon=True)
-    thread.start()
-    try:
+    with serving_in_thread(server, "stand-in-server"):
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
