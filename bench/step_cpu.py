@@ -27,10 +27,10 @@ from load_servers import process_cpu_seconds  # noqa: E402
 from streamlit_session import StreamlitSession  # noqa: E402
 
 
-def start(folder: Path, home: str) -> tuple[subprocess.Popen, str]:
-    """The page in `folder`, importing its own `agent` and `views`; `home` keeps Streamlit's files out of it."""
+def start(folder: Path, home: str, app: str = "sandbox_app.py") -> tuple[subprocess.Popen, str]:
+    """The page `app` in `folder`, importing its own `agent` and `views`; `home` keeps Streamlit's files out of it."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "sandbox_app.py", "--server.port",
+    process = subprocess.Popen([sys.executable, "-m", "streamlit", "run", app, "--server.port",
                                 str(port), "--server.headless", "true"], cwd=folder,
                                env={"PATH": "/usr/bin:/bin", "HOME": home, "PYTHONPATH": str(folder)},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

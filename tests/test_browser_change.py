@@ -266,3 +266,18 @@ def test_two_branches_compared_in_chromium(sandbox_page):
     nothing_cut_off(page)
     boxes = page.locator('[data-testid="stException"]')
     assert boxes.count() == 0, boxes.all_inner_texts()
+
+
+def test_an_open_panel_follows_each_step(sandbox_page):
+    """The panel is outside the Step's fragment (a Step with it closed never draws it); open, a Step draws it
+    again, so it offers the turn just taken, not the one it was opened at."""
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    step(page)
+    open_panel(page, "Fork and edit")
+    expect(page.get_by_role("button", name="Fork here, after turn 1")).to_be_visible(timeout=30_000)
+    step(page)
+    expect(page.get_by_role("button", name="Fork here, after turn 2")).to_be_visible(timeout=30_000)
+    assert page.get_by_role("button", name="Fork here, after turn 1").count() == 0
+    no_exception_box(page)

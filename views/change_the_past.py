@@ -1,6 +1,6 @@
 """Change the past: fork at any turn, inject a fault, play the model yourself.
 
-A panel of the sandbox view (`views/sandbox.py` draws it under the Step row),
+A panel of the sandbox view (`views/sandbox.py` draws it above the Step row, outside the Step's fragment),
 built only while it is open, so a Step with it closed costs what it did. The
 run on screen is always the current branch of the Sandbox's `RunTree`
 (`agent.branches`): every action here is a Sandbox method, and the picker
@@ -65,6 +65,19 @@ def marked_graph(graph: graphviz.Digraph, shown: RunState) -> graphviz.Digraph:
     return mark_run_graph(graph, branch, shown)
 
 
+def what_the_panel_shows(sandbox: Sandbox) -> tuple:
+    """What an open panel is drawn from: when a run of the Step's fragment changes it, the page runs again whole."""
+    tree = sandbox.tree
+    assert tree is not None
+    return (id(tree), tree.current, len(tree.branches), len(sandbox.log), sandbox.turn_shown, len(sandbox.run.records),
+            sandbox.run.done)
+
+
+def stale() -> bool:
+    """Whether the panel is open and the run has changed since it was drawn (in a run of the Step's fragment)."""
+    return bool(ss.get("change_the_past")) and ss.get("past_panel_drawn_for") != what_the_panel_shows(box())
+
+
 def panel(model_for: Callable[[], Model | None]) -> None:
     """The expander; `model_for` gives the model a Step would use now (None, with a message, if none)."""
     current = box().tree
@@ -72,6 +85,7 @@ def panel(model_for: Callable[[], Model | None]) -> None:
                       on_change="rerun", icon=":material/call_split:")
     if not panel_box.open:
         return
+    ss.past_panel_drawn_for = what_the_panel_shows(box())
     with panel_box:
         if len(current.branches) > 1:
             branches_section(current)

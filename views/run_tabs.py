@@ -40,9 +40,7 @@ def run_view(screen: Screen) -> None:
     run, shown = screen.run, screen.shown
     left, right = st.columns([5, 6], gap="large")
     with left:
-        whole = st.toggle("Every turn", key="whole_graph",
-                          help=f"Draw the run graph's every turn from the task down, not only the latest "
-                               f"{GRAPH_TURNS}.")
+        whole = bool(ss.get("whole_graph"))  # the toggle is beside the view picker, outside the Step's fragment
         # The box scrolls rather than shrink the graph. With every turn drawn it stays at the top, where the
         # turns the toggle brought back are; otherwise it follows the newest turn.
         # A box of its own for each setting: switching starts it scrolled to the top, not where the other was.
@@ -81,20 +79,24 @@ def turn_details(screen: Screen) -> None:
                  "the next Step tried again.", icon=":material/replay:")
     said = screen.turn_sent
     assert said is not None and said.record is record
-    st.markdown(f"{heading}{said.line}")
-    if (note := view.thread_note(said.sent)) is not None:
-        st.caption(note)
-    show_json_lazily("The exact request (JSON)", said.request, f"request{turn}")
+    # What was sent and what came back in one block, the JSON of both under the cards: each element is a
+    # message a Step sends, and most of a Step's server time is Streamlit's own work for each (docs/hosting.md).
     if record.reply is None:  # the run's outcome above says why, in full: not twice
         why = "the model had no reply to give" if record.path == "no_reply" else "the request was refused"
-        st.markdown(f"**No reply came back**: {why}, and the run ended here (the notice above says why).")
-        return
-    st.markdown(f"**The reply came back** with stop_reason {as_code(record.reply.get('stop_reason'))}, and the loop "
-                f"{view.PATH_WORDS.get(record.path, record.path)}.")
-    st.caption(turn_cost_line(record, screen.priced_model))
-    added = view.added_by_turn(run, turn)
-    st.html(messages_html(run.messages[added.start:added.stop], added.start, added, f"new in turn {turn}"))
-    show_json_lazily("The reply as it came back (JSON)", record.reply, f"reply{turn}")
+        came_back = f"**No reply came back**: {why}, and the run ended here (the notice above says why)."
+    else:
+        came_back = (f"**The reply came back** with stop_reason {as_code(record.reply.get('stop_reason'))}, and the "
+                     f"loop {view.PATH_WORDS.get(record.path, record.path)}.")
+    st.markdown(f"{heading}{said.line}\n\n{came_back}")
+    if (note := view.thread_note(said.sent)) is not None:
+        st.caption(note)
+    if record.reply is not None:
+        st.caption(turn_cost_line(record, screen.priced_model))
+        added = view.added_by_turn(run, turn)
+        st.html(messages_html(run.messages[added.start:added.stop], added.start, added, f"new in turn {turn}"))
+    show_json_lazily("The exact request (JSON)", said.request, f"request{turn}")
+    if record.reply is not None:
+        show_json_lazily("The reply as it came back (JSON)", record.reply, f"reply{turn}")
 
 
 def turn_cost_line(record, priced_model: str) -> str:

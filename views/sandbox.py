@@ -29,7 +29,8 @@ from agent.summary import clip
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past, page_link, serving, start_here
-from views.run_tabs import api_key, export_view, loop_view, messages_view, run_view
+from views.run_tabs import GRAPH_TURNS, api_key, export_view, loop_view, messages_view, run_view
+from views.widget_state import mirror
 
 ss = st.session_state
 LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest characters, not all of a huge one
@@ -89,11 +90,6 @@ def follow_history(box: Sandbox) -> None:
 def act(method: Callable[..., Notice | None], *args: Any) -> None:
     """A widget's callback: the Sandbox's action, and what it says shown on this rerun."""
     sandbox().notice = method(*args)
-
-
-def mirror(key: str, value: Any) -> None:
-    """A widget shows the Sandbox's value: set before the widget is drawn, so the two never part."""
-    ss[key] = value
 
 
 def upload_key() -> str:
@@ -276,7 +272,8 @@ def sandbox_main() -> None:
         take_step(live, to_the_end=ran)
         if live is not None:
             live.empty()
-    change_the_past.panel(lambda: model_for_this_run(live))  # drawn only while open: views/change_the_past.py
+    if change_the_past.stale():
+        st.rerun()  # the panel is outside this fragment: an open one is drawn again for the run as it now stands
     shown = screen_of(box)  # once a rerun, after its actions: every figure below is read from it
     run = shown.run
     st.progress(shown.progress, text=shown.status)
@@ -384,8 +381,14 @@ def sandbox_view() -> None:
         st.caption(KEYS_CAPTION)
     # A picker, not st.tabs: only the view picked is sent to the browser, and picking one reruns the page.
     mirror("tab", box.view)
-    st.segmented_control("View", VIEWS, key="tab", label_visibility="collapsed", required=True,
-                         on_change=lambda: box.pick_view(ss.tab))
+    with st.container(horizontal=True, vertical_alignment="center", key="view_row"):
+        st.segmented_control("View", VIEWS, key="tab", label_visibility="collapsed", required=True,
+                             on_change=lambda: box.pick_view(ss.tab))
+        if box.view == View.RUN:
+            st.toggle("Every turn", key="whole_graph",
+                      help=f"Draw the run graph's every turn from the task down, not only the latest {GRAPH_TURNS}.")
+    # Drawn only while open (views/change_the_past.py); a real model's fault is asked without a live preview.
+    change_the_past.panel(lambda: model_for_this_run(None))
     sandbox_main()
     st.html(KEYS_JS, unsafe_allow_javascript=True)
 

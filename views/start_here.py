@@ -23,6 +23,7 @@ from agent.page.safe_text import as_code, as_text
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
 from agent.page.terms import first_terms
+from views.widget_state import mirror
 
 ss = st.session_state
 GRAPH_TURNS = 4  # the run graph beside the loop draws the latest turns
@@ -31,12 +32,12 @@ GRAPH_TURNS = 4  # the run graph beside the loop draws the latest turns
 def layout_row(box: Sandbox, act: Callable[..., Any]) -> None:
     """The two switches every layout shows: All controls, and Predict, then Step."""
     with st.container(horizontal=True, key="layout_row"):
-        ss.all_controls = box.layout == Layout.ALL
+        mirror("all_controls", box.layout == Layout.ALL)
         st.toggle("All controls", key="all_controls",
                   on_change=lambda: box.set_layout(Layout.ALL if ss.all_controls else Layout.START),
                   help="Every control of the sandbox: models, settings, message threads, Change the past, the "
                        "views. Off: the beginner's page.")
-        ss.predicting = box.predicting
+        mirror("predicting", box.predicting)
         st.toggle("Predict each turn", key="predicting", on_change=lambda: box.set_predicting(ss.predicting),
                   help="Each Step stops when the reply is back and asks what the loop does with it, before "
                        "showing it.")
@@ -51,7 +52,7 @@ def scenario_line(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None
     if box.run_model == ModelKind.TOY:
         st.caption("The model here is the *toy*: a few fixed patterns that read the task (sums, word counts, the "
                    "note files, shouting). It is not a language model; it shows the loop working on what you type.")
-        ss.task = box.settings.task
+        mirror("task", box.settings.task)
         st.text_area("Task", key="task", height=68, on_change=lambda: act(box.set_task, ss.task))
         return
     if box.run_model == ModelKind.REAL:

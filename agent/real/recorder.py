@@ -24,48 +24,13 @@ from starlette.routing import Route
 from agent.real.api_errors import ApiError, checked_request, log_note
 from agent.real.http_transport import ApiHttpServer, serving_in_thread
 from agent.real.record import reply_entry
+from agent.real.sse import message_from_events
 from agent.scripts import parse_script
 from agent.tools import TOOLS
 
 FORWARDED_HEADERS = ("x-api-key", "authorization", "anthropic-version", "anthropic-beta", "content-type")
 KEY_REMOVED = "[key removed]"
 UPSTREAM_TIMEOUT = 600.0  # a long reply from a real model takes minutes
-
-
-def message_from_events(text: str) -> dict[str, Any] | dict[str, dict[str, Any]]:
-    """The message a stream of server-sent events delivered, or `{"error": {...}}` for a stream an error cut."""
-    message: dict[str, Any] = {}
-    blocks: list[dict[str, Any]] = []
-    partial: dict[int, str] = {}
-    for chunk in text.split("\n\n"):
-        data = next((line[5:].strip() for line in chunk.splitlines() if line.startswith("data:")), None)
-        if not data:
-            continue
-        event = json.loads(data)
-        kind = event.get("type")
-        if kind == "message_start":
-            message = dict(event["message"])
-        elif kind == "content_block_start":
-            blocks.append(dict(event["content_block"]))
-        elif kind == "content_block_delta":
-            delta, block = event["delta"], blocks[event["index"]]
-            if delta["type"] == "text_delta":
-                block["text"] = block.get("text", "") + delta["text"]
-            elif delta["type"] == "thinking_delta":
-                block["thinking"] = block.get("thinking", "") + delta["thinking"]
-            elif delta["type"] == "signature_delta":
-                block["signature"] = delta["signature"]
-            elif delta["type"] == "input_json_delta":
-                partial[event["index"]] = partial.get(event["index"], "") + delta["partial_json"]
-        elif kind == "content_block_stop" and event["index"] in partial:
-            blocks[event["index"]]["input"] = json.loads(partial.pop(event["index"]) or "{}")
-        elif kind == "message_delta":
-            message["stop_reason"] = event["delta"].get("stop_reason")
-            message["usage"] = {**message.get("usage", {}), **event.get("usage", {})}
-        elif kind == "error":
-            return {"error": {"status": 200, "type": event["error"]["type"], "message": event["error"]["message"],
-                              "mid_stream": True}}
-    return {**message, "content": blocks}
 
 
 class Recording:

@@ -22,7 +22,6 @@ import asyncio
 import hashlib
 import json
 import math
-import re
 import threading
 import uuid
 from collections import OrderedDict
@@ -41,6 +40,7 @@ from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, che
 from agent.real.http_transport import AnswerCut, ApiHttpServer, serving_in_thread
 from agent.real.models import model_list, model_named
 from agent.real.server_faults import ServerFault, fault_for
+from agent.real.sse import EVENT_STREAM, event_bytes, stream_events
 from agent.real.threads import ThreadRejected, ThreadStore
 from agent.scripts import Script
 
@@ -125,52 +125,6 @@ class ReplyPicker:
             while len(self._errors_played) > REMEMBERED_REQUESTS:
                 self._errors_played.popitem(last=False)
         return errors[played] if played < len(errors) else reply
-
-
-def _text_pieces(text: str) -> list[str]:
-    return [piece for piece in re.findall(r"\S*\s*", text) if piece]  # word by word, spaces kept
-
-
-def _json_pieces(value: Any) -> list[str]:
-    # Cut after commas only: never inside an escape sequence, so every prefix parses as partial JSON.
-    return [piece for piece in re.findall(r"[^,]*,?", json.dumps(value)) if piece]
-
-
-def stream_events(message: dict[str, Any], error: ApiError | None = None,
-                  request_id: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
-    """The server-sent events that deliver `message`, in the API's order; an error cuts in after the start."""
-    usage = message["usage"]
-    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
-             "usage": {**usage, "output_tokens": min(1, usage.get("output_tokens", 0))}}
-    yield "message_start", {"type": "message_start", "message": start}
-    yield "ping", {"type": "ping"}
-    if error is not None:
-        yield "error", error.body(request_id)
-        return
-    for index, block in enumerate(message["content"]):
-        kind = block.get("type")
-        deltas: list[dict[str, Any]] = []
-        if kind == "text":
-            opening = {**block, "text": ""}
-            deltas = [{"type": "text_delta", "text": piece} for piece in _text_pieces(block["text"])]
-        elif kind == "thinking":
-            opening = {key: value for key, value in block.items() if key != "signature"} | {"thinking": ""}
-            deltas = [{"type": "thinking_delta", "thinking": piece} for piece in _text_pieces(block["thinking"])]
-            if "signature" in block:
-                deltas.append({"type": "signature_delta", "signature": block["signature"]})
-        elif kind == "tool_use":
-            opening = {**block, "input": {}}
-            deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in _json_pieces(block["input"])]
-        else:  # redacted_thinking and the like arrive whole
-            opening = block
-        yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": opening}
-        for delta in deltas:
-            yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
-        yield "content_block_stop", {"type": "content_block_stop", "index": index}
-    yield "message_delta", {"type": "message_delta",
-                            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                            "usage": usage}
-    yield "message_stop", {"type": "message_stop"}
 
 
 class StandInServer(ApiHttpServer):
@@ -352,7 +306,7 @@ class _Routes:
         log_note(request, f"reply {self.server.reply_number(parsed)}: {message['stop_reason']}")
         if fault is not None and fault.cut_stream:
             log_note(request, "fault on demand: the connection dropped mid-answer")
-            body = b"".join(_event_bytes(name, data) for name, data in stream_events(message)) if streaming \
+            body = b"".join(event_bytes(name, data) for name, data in stream_events(message)) if streaming \
                 else json.dumps(message).encode()
             return _CutAnswer(body, EVENT_STREAM[1] if streaming else b"application/json")
         if streaming:
@@ -363,18 +317,15 @@ class _Routes:
         """Server-sent events: one by one, paced by the delay; without one, all at once (see `_EventsAtOnce`)."""
         delay = self.server.delay
         if not delay:
-            return _EventsAtOnce(b"".join(_event_bytes(name, data) for name, data in events))
+            return _EventsAtOnce(b"".join(event_bytes(name, data) for name, data in events))
 
         async def chunks() -> AsyncIterator[bytes]:
             for name, data in events:
-                yield _event_bytes(name, data)
+                yield event_bytes(name, data)
                 if name == "content_block_delta":
                     await asyncio.sleep(delay / 10)  # slow enough to watch the reply arrive
 
         return StreamingResponse(chunks(), media_type=EVENT_STREAM[0], headers={"cache-control": "no-cache"})
-
-
-EVENT_STREAM = ("text/event-stream", b"text/event-stream; charset=utf-8")
 
 
 class _EventsAtOnce:
@@ -408,10 +359,6 @@ class _CutAnswer:
         cut = middle + 40 if middle > 0 else len(self.body) // 2  # inside an event's data, not between events
         await send({"type": "http.response.body", "body": self.body[:cut], "more_body": True})
         raise AnswerCut
-
-
-def _event_bytes(name: str, data: dict[str, Any]) -> bytes:
-    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
 def _placeholder(body: dict[str, Any]) -> dict[str, Any]:

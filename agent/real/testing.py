@@ -11,7 +11,6 @@ is answered with the API's 400, which an agent under test may swallow: the
 
 from __future__ import annotations
 
-import json
 import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -215,7 +214,7 @@ class FakeModelTransport:
 
 
 def _event_bytes(message: dict[str, Any]) -> Iterator[bytes]:
-    from agent.real.server import stream_events
+    from agent.real.sse import event_bytes, stream_events
 
     for name, data in stream_events(message):
-        yield f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+        yield event_bytes(name, data)
