@@ -3,7 +3,7 @@
 A script's error entry (the 529 script), the 529 and timeout faults and the real model all need the SDK.
 Each figure comes from a fresh Python process, as a freshly started server is: the SDK's import alone; the
 first Step of the 529 script's error entry with the SDK not yet imported (how the page was); and the same Step
-after `agent.page.view.import_sdk_ahead()` has finished in the background (how the page is: it starts the
+after `agent.page.real_model.import_sdk_ahead()` has finished in the background (how the page is: it starts the
 import as it is first drawn). Prints each run, the medians, and the ratio of the cold Step to the warmed one.
 
     python bench/sdk_first_use.py [--runs 5]
@@ -30,11 +30,11 @@ FIRST_ERROR_STEP = """
 import sys, time
 from agent.models.fake import FakeModel
 from agent.loop import RunState, step
-from agent.page import view
+from agent.page import real_model
 from agent.scripts import load_script
 if sys.argv[1] == "ahead":
-    view.import_sdk_ahead()
-    view.wait_for_sdk()  # the person is still reading the page when it finishes
+    real_model.import_sdk_ahead()
+    real_model.wait_for_sdk()  # the person is still reading the page when it finishes
 script = load_script("overloaded_529")
 state, model = RunState(script.task, tool_names=script.tools), FakeModel(script)
 step(state, model)  # turn 1: a reply

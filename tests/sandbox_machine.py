@@ -17,7 +17,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from agent.loop import RunState, console_lines, step
 from agent.models.fake import FakeModel
-from agent.page import view
+from agent.page import real_model, view
 from agent.page.predict import MOVE_OF_PATH
 from agent.page.sandbox import VIEWS, ModelKind, Sandbox
 from agent.page.screen import screen_of
@@ -62,14 +62,14 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         self.addresses: list[tuple] = []
         """Each screen's link, as the address bar held it after the action, with the screen it named."""
         self.real_model = None
-        """The real model, as the page makes it (`view.real_model`), against the stand-in."""
+        """The real model, as the page makes it (`real_model.for_settings`), against the stand-in."""
 
     def real(self):
         """The real model when the run is the real model's (the page passes it to each action that asks)."""
         if self.box.run_model != ModelKind.REAL:
             return None
         if self.real_model is None:
-            self.real_model, problem = view.real_model(KEY, "", self.box.base_url, None)
+            self.real_model, problem = real_model.for_settings(KEY, "", self.box.base_url, None)
             assert problem is None, problem
             self.real_model.timeout = REAL_TIMEOUT
         return self.real_model

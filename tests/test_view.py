@@ -13,7 +13,7 @@ from agent.branches import RunTree
 from agent.loop import RunState, console_lines, run_to_end, step
 from agent.models.fake import FakeModel
 from agent.models.toy import ToyModel
-from agent.page import safe_text, view
+from agent.page import real_model, safe_text, view
 from agent.page.html_cards import highlight, message_html, messages_html, source_html
 from agent.page.lesson_loop import RAISED, RAISED_ELSE, find_parts, lesson_source, loop_caption, shown_record
 from agent.scripts import builtin_names, load_script
@@ -245,7 +245,7 @@ def test_the_parts_are_found_by_their_syntax_not_their_line_numbers():
 
 
 def test_live_reply_shows_text_and_tool_input_as_they_stream():
-    live = view.LiveReply()
+    live = real_model.LiveReply()
     for event in [{"type": "text", "text": "Let me "}, {"type": "text", "text": "add."},
                   {"type": "input_json", "partial_json": '{"a": 2', "name": "add"},
                   {"type": "input_json", "partial_json": ', "b": 3}', "name": "add"}]:
@@ -396,12 +396,12 @@ def test_first_card_is_where_the_latest_turns_begin():
 
 
 def test_real_model_needs_a_key_or_a_local_server():
-    model, problem = view.real_model("", "", "", None)
+    model, problem = real_model.for_settings("", "", "", None)
     assert model is None and "needs an API key" in problem
 
 
 def test_real_model_is_built_from_the_settings_with_the_key_kept_out_of_sight():
-    model, problem = view.real_model("sk-ant-secret-123456", " claude-haiku-4-5 ", "http://127.0.0.1:9", None,
+    model, problem = real_model.for_settings("sk-ant-secret-123456", " claude-haiku-4-5 ", "http://127.0.0.1:9", None,
                                      send_anyway=True)
     assert problem is None
     assert model.model == "claude-haiku-4-5" and model.base_url == "http://127.0.0.1:9" and model.send_anyway
@@ -423,10 +423,10 @@ def test_the_runs_total_usage_sums_every_reply_and_says_how_many_reported_it():
 
 def test_the_api_key_comes_from_the_field_then_the_environment_then_secrets():
     secrets = {"ANTHROPIC_API_KEY": "from-secrets"}
-    assert view.find_api_key(" typed ", {"ANTHROPIC_API_KEY": "env"}, secrets) == ("typed", "the field above")
-    assert view.find_api_key("", {"ANTHROPIC_API_KEY": "env"}, secrets) == ("env", "ANTHROPIC_API_KEY")
-    assert view.find_api_key("", {}, secrets) == ("from-secrets", "st.secrets")
-    assert view.find_api_key("", {}, {}) == ("", "")
+    assert real_model.find_api_key(" typed ", {"ANTHROPIC_API_KEY": "env"}, secrets) == ("typed", "the field above")
+    assert real_model.find_api_key("", {"ANTHROPIC_API_KEY": "env"}, secrets) == ("env", "ANTHROPIC_API_KEY")
+    assert real_model.find_api_key("", {}, secrets) == ("from-secrets", "st.secrets")
+    assert real_model.find_api_key("", {}, {}) == ("", "")
 
 
 def test_a_recorded_script_says_where_it_came_from_in_words():

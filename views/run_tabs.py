@@ -16,7 +16,7 @@ from agent.branches import MAIN
 from agent.loop import RunState
 from agent.models.hand_model import written_by_hand
 from agent.openai_format import DIFFERENCES, side_by_side
-from agent.page import view
+from agent.page import real_model, view
 from agent.page.graph import CYCLE_AT_START_JS, LOOP_DIAGRAM_KEY, loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
 from agent.page.lesson_loop import lesson_source, loop_caption, shown_record
@@ -117,7 +117,7 @@ def turn_cost_line(record, priced_model: str) -> str:
 
 def api_key() -> tuple[str, str]:
     """The key and where it came from (the field, ANTHROPIC_API_KEY, st.secrets); the key itself is never shown."""
-    return view.find_api_key(ss.get("api_key", ""), os.environ, st.secrets)
+    return real_model.find_api_key(ss.get("api_key", ""), os.environ, st.secrets)
 
 
 def show_json_lazily(label: str, value: Any, key: str) -> None:

@@ -17,7 +17,7 @@ import streamlit as st
 
 from agent.loop import Model
 from agent.models.toy import CAN_DO, EXAMPLE_TASKS
-from agent.page import view
+from agent.page import real_model, view
 from agent.page.keys import KEY_OF, KEYS_CAPTION, KEYS_JS, remember_layout_js
 from agent.page.links import from_query
 from agent.page.names import Layout, ModelKind, View
@@ -114,12 +114,12 @@ def model_for_this_run(live: Any) -> Model | None:
     """The real model streaming into `live` when the run is the real model's, else None (the Sandbox has the
     script's and the toy's); a real model that cannot be set up says why in the notice."""
     box = sandbox()
-    if view.sdk_importing():  # only in the first second or so after the server started
+    if real_model.sdk_importing():  # only in the first second or so after the server started
         with st.spinner("Loading the anthropic SDK (once, as the server starts)…"):
-            view.wait_for_sdk()
+            real_model.wait_for_sdk()
     if box.run_model != ModelKind.REAL:
         return None
-    preview = view.LiveReply()
+    preview = real_model.LiveReply()
     drawn_at = [0.0]
     key = api_key()[0]
 
@@ -135,7 +135,7 @@ def model_for_this_run(live: Any) -> Model | None:
 
     settings = (key, box.real_model_name, box.base_url)
     if box.real_client is None or box.real_client[0] != settings:  # one SDK client while the settings stay the same
-        model, problem = view.real_model(*settings, None)
+        model, problem = real_model.for_settings(*settings, None)
         if problem:
             box.notice = Notice("warning", as_text(problem, key))
             return None
@@ -396,4 +396,4 @@ def sandbox_view() -> None:
 sandbox_view()
 # After the page is drawn: the first request that needs the SDK finds it imported; then what the process has
 # loaded leaves the garbage collector's full passes (views/serving.py).
-serving.freeze_loaded_code(view.import_sdk_ahead())
+serving.freeze_loaded_code(real_model.import_sdk_ahead())

@@ -57,7 +57,8 @@ def scenario_line(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None
         return
     if box.run_model == ModelKind.REAL:
         st.caption("The model here is a real one, through the anthropic SDK: each Step is one request, paid in "
-                   "tokens. The task below is what the loop sends first.")
+                   "tokens. The task below is what the loop sends first; its key, model and base URL are set "
+                   "under **All controls**.")
     else:
         if screen.scenario is None:
             st.markdown(f"**{as_text(box.picked_script.title)}**")
