@@ -107,7 +107,8 @@ def test_the_ground_floor_says_which_is_which():
     rooms = {room: sorted(path.stem for path in (ROOT / "agent" / room).glob("*.py") if path.stem != "__init__")
              for room in ("api", "models")}
     assert rooms == {"api": ["error_types", "requests", "rules", "schema", "signing", "watched"],
-                     "models": ["fake", "faults", "hand_model", "toy", "toy_clauses", "toy_jobs", "toy_tasks"]}
+                     "models": ["fake", "faults", "hand_model", "toy", "toy_clauses", "toy_files", "toy_jobs",
+                                "toy_sums", "toy_tasks", "toy_texts"]}
 
 
 def _widget_keys(node, found: set[str]) -> set[str]:
