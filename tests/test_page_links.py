@@ -195,6 +195,25 @@ def test_back_and_forward_show_the_screen_their_address_names():
     assert page.session_state["sandbox"].run.turn == 2
 
 
+def test_a_click_that_carries_the_address_before_the_last_run_is_a_click_not_back():
+    """A learner clicks what a run drew before that run has ended (and written its address): the click's rerun
+    carries the address before. It is the click, on the screen as it stands, not the browser's Back."""
+    page = run(full_page(30))
+    click(page, "Step")
+    before = dict(page.query_params)
+    click(page, "Step")
+    for key in list(page.query_params):
+        del page.query_params[key]
+    for key, value in before.items():  # the address the browser still showed when the click was made
+        page.query_params[key] = value[-1] if isinstance(value, list) else value
+    click(page, "Undo")  # a click: the run it was made on goes back one turn, by Undo, not to the address
+    box = page.session_state["sandbox"]
+    assert box.run.turn == 1 and len(box.redo_stack) == 1, (box.run.turn, box.redo_stack)
+    click(page, "Redo")
+    assert page.session_state["sandbox"].run.turn == 2 and status(page).startswith("turn 2 of ")
+    assert not page.warning, texts(page.warning)
+
+
 def test_a_visit_to_the_exercise_and_back_keeps_the_run():
     page = run(full_page(30))
     click(page, "Step")

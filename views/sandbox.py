@@ -30,7 +30,7 @@ from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past, page_link, serving, start_here
 from views.run_tabs import GRAPH_TURNS, api_key, export_view, loop_view, messages_view, run_view
-from views.widget_state import mirror
+from views.widget_state import begun_by_a_widget, mirror, remember_widgets
 
 ss = st.session_state
 LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest characters, not all of a huge one
@@ -76,8 +76,8 @@ def page_query() -> dict[str, str]:
 def follow_history(box: Sandbox) -> None:
     """Back or Forward put another of this page's addresses in the bar: show the screen it names."""
     query = page_query()
-    if box.written_query is None or query == box.written_query:
-        return
+    if box.written_query is None or query == box.written_query or begun_by_a_widget():
+        return  # a click carries the address as it was when it was made: the run's own write comes after
     link = from_query(query, list(builtin_scripts()), list(TOOLS))
     problems = box.follow_link(link)
     box.written_query = query
@@ -309,6 +309,7 @@ def sandbox_main() -> None:
         else:
             export_view(shown)
     page_link.write_query(box)  # after the run's every change: the URL opens this screen
+    remember_widgets()  # a Step's run ends here: the next run compares its widgets with these
 
 
 def show_notice(box: Sandbox) -> None:
@@ -369,6 +370,7 @@ def sandbox_view() -> None:
     if box.layout == Layout.START:
         start_here_view(box)
         st.html(KEYS_JS, unsafe_allow_javascript=True)
+        remember_widgets()
         return
     sidebar(box)
     task_box(box)
@@ -391,6 +393,7 @@ def sandbox_view() -> None:
     change_the_past.panel(lambda: model_for_this_run(None))
     sandbox_main()
     st.html(KEYS_JS, unsafe_allow_javascript=True)
+    remember_widgets()
 
 
 sandbox_view()

@@ -1,12 +1,60 @@
-"""A widget shows the Sandbox's value: the one way the views set a widget's state before drawing it."""
+"""The widgets' side of the session: a widget set to the Sandbox's value, and whether a widget began this run.
+
+A rerun that a widget began (a click, a pick, a key pressed) carries the address the browser showed at that
+moment, which can predate the address the last run wrote: a learner who clicks an answer the moment it is
+drawn, before the run that drew it has ended. Only a rerun that no widget began (the browser's Back or
+Forward) is a move to another address.
+"""
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 import streamlit as st
+
+SEEN_KEY = "widgets_at_last_run_end"
+"""The session key holding what the widgets said when the last run ended (the page's own keys left out)."""
+OWN_KEYS = ("sandbox", SEEN_KEY)
 
 
 def mirror(key: str, value: Any) -> None:
     """Set before the widget `key` is drawn, so the widget and the Sandbox never part."""
     st.session_state[key] = value
+
+
+PLAIN = (str, int, float, bool, type(None))
+
+
+def _said() -> dict[str, int]:
+    """A fingerprint of each plain value the session holds (a widget's: a button pressed is True only in the
+    run it began). A file, or anything else that is not plain, is left out: it is not a click's."""
+    said = {}
+    for key, value in st.session_state.items():
+        if isinstance(value, Enum):
+            value = value.value  # as the Sandbox's value was mirrored, or as the widget gives it back
+        if isinstance(value, (list, tuple)) and all(isinstance(v, PLAIN) for v in value):
+            value = tuple(value)  # a multiselect's
+        if key not in OWN_KEYS and isinstance(value, (*PLAIN, tuple)):
+            said[key] = hash((isinstance(value, bool), value))  # True is not 1
+    return said
+
+
+def remember_widgets() -> None:
+    """At a run's end (a Step's fragment run too): what the widgets say now."""
+    st.session_state[SEEN_KEY] = _said()
+
+
+def begun_by_a_widget() -> bool:
+    """Whether a widget began this run: a value that differs from the last run's end, or a button pressed.
+
+    A button is True to the end of the run it began and False after, so a value gone from True to False is
+    not counted (a switch turned off is missed), nor a widget the last run did not draw."""
+    seen = st.session_state.get(SEEN_KEY)
+    if seen is None:
+        return False
+    return any(key not in seen and value != _FALSE or key in seen and value != seen[key] and
+               not (seen[key] == _TRUE and value == _FALSE) for key, value in _said().items())
+
+
+_TRUE, _FALSE = hash((True, True)), hash((True, False))
