@@ -171,7 +171,7 @@ def main() -> int:
         print(f"  {name:<14} {median[name]:5.2f} ms   ({', '.join(f'{f:.2f}' for f in figures)})")
     trivial, empty = median["trivial page"], median["fragment +0"]
     element = (median["fragment +25"] - median["fragment +5"]) / (25 - 5)
-    print(f"a fragment run with nothing in it: {empty:.2f} ms ({empty / trivial:.2f}x the trivial page's click)")
+    print(f"a fragment run with only its button and count: {empty:.2f} ms ({empty / trivial:.2f}x the trivial click)")
     print(f"one more markdown element in it: {element * 1000:.0f} µs")
     step = median["sandbox Step"]
     print(f"a Step: {step:.2f} ms, {step / trivial:.2f}x the trivial page's click")

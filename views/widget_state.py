@@ -33,9 +33,13 @@ def _said() -> dict[str, int]:
     for key, value in st.session_state.items():
         if isinstance(value, Enum):
             value = value.value  # as the Sandbox's value was mirrored, or as the widget gives it back
-        if isinstance(value, (list, tuple)) and all(isinstance(v, PLAIN) for v in value):
+        if isinstance(value, (list, tuple)):
+            if not all(isinstance(v, PLAIN) for v in value):
+                continue
             value = tuple(value)  # a multiselect's
-        if key not in OWN_KEYS and isinstance(value, (*PLAIN, tuple)):
+        elif not isinstance(value, PLAIN):
+            continue
+        if key not in OWN_KEYS:
             said[key] = hash((isinstance(value, bool), value))  # True is not 1
     return said
 
