@@ -75,7 +75,7 @@ def what_the_panel_shows(sandbox: Sandbox) -> tuple:
 
 def stale() -> bool:
     """Whether the panel is open and the run has changed since it was drawn (in a run of the Step's fragment)."""
-    return bool(ss.get("change_the_past")) and ss.get("past_panel_drawn_for") != what_the_panel_shows(box())
+    return bool(ss.get("change_the_past")) and box().panel_drawn_for != what_the_panel_shows(box())
 
 
 def panel(model_for: Callable[[], Model | None]) -> None:
@@ -85,7 +85,7 @@ def panel(model_for: Callable[[], Model | None]) -> None:
                       on_change="rerun", icon=":material/call_split:")
     if not panel_box.open:
         return
-    ss.past_panel_drawn_for = what_the_panel_shows(box())
+    box().panel_drawn_for = what_the_panel_shows(box())
     with panel_box:
         if len(current.branches) > 1:
             branches_section(current)

@@ -76,7 +76,7 @@ def page_query() -> dict[str, str]:
 def follow_history(box: Sandbox) -> None:
     """Back or Forward put another of this page's addresses in the bar: show the screen it names."""
     query = page_query()
-    if box.written_query is None or query == box.written_query or begun_by_a_widget():
+    if box.written_query is None or query == box.written_query or begun_by_a_widget(box):
         return  # a click carries the address as it was when it was made: the run's own write comes after
     link = from_query(query, list(builtin_scripts()), list(TOOLS))
     problems = box.follow_link(link)
@@ -309,7 +309,7 @@ def sandbox_main() -> None:
         else:
             export_view(shown)
     page_link.write_query(box)  # after the run's every change: the URL opens this screen
-    remember_widgets()  # a Step's run ends here: the next run compares its widgets with these
+    remember_widgets(box)  # a Step's run ends here: the next run compares its widgets with these
 
 
 def show_notice(box: Sandbox) -> None:
@@ -370,7 +370,7 @@ def sandbox_view() -> None:
     if box.layout == Layout.START:
         start_here_view(box)
         st.html(KEYS_JS, unsafe_allow_javascript=True)
-        remember_widgets()
+        remember_widgets(box)
         return
     sidebar(box)
     task_box(box)
@@ -393,7 +393,7 @@ def sandbox_view() -> None:
     change_the_past.panel(lambda: model_for_this_run(None))
     sandbox_main()
     st.html(KEYS_JS, unsafe_allow_javascript=True)
-    remember_widgets()
+    remember_widgets(box)
 
 
 sandbox_view()

@@ -13,9 +13,9 @@ from typing import Any
 
 import streamlit as st
 
-SEEN_KEY = "widgets_at_last_run_end"
-"""The session key holding what the widgets said when the last run ended (the page's own keys left out)."""
-OWN_KEYS = ("sandbox", SEEN_KEY)
+from agent.page.sandbox import Sandbox
+
+OWN_KEYS = ("sandbox",)  # the page's one state: the Sandbox, which holds what the widgets said last
 
 
 def mirror(key: str, value: Any) -> None:
@@ -44,17 +44,17 @@ def _said() -> dict[str, int]:
     return said
 
 
-def remember_widgets() -> None:
+def remember_widgets(box: Sandbox) -> None:
     """At a run's end (a Step's fragment run too): what the widgets say now."""
-    st.session_state[SEEN_KEY] = _said()
+    box.widgets_seen = _said()
 
 
-def begun_by_a_widget() -> bool:
+def begun_by_a_widget(box: Sandbox) -> bool:
     """Whether a widget began this run: a value that differs from the last run's end, or a button pressed.
 
     A button is True to the end of the run it began and False after, so a value gone from True to False is
     not counted (a switch turned off is missed), nor a widget the last run did not draw."""
-    seen = st.session_state.get(SEEN_KEY)
+    seen = box.widgets_seen
     if seen is None:
         return False
     return any(key not in seen and value != _FALSE or key in seen and value != seen[key] and

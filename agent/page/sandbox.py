@@ -95,6 +95,10 @@ class Sandbox(History, ChangeThePast, Predicting):
     """The real model's SDK client and the settings it was made with (never in a snapshot: it holds the key)."""
     written_query: dict[str, str] | None = None
     """The URL query the page last wrote (a write is a message to the browser: only when it changes)."""
+    panel_drawn_for: tuple | None = None
+    """What the open Change the past panel was last drawn from: a Step's run draws it again when this changes."""
+    widgets_seen: dict[str, int] | None = field(default=None, repr=False)
+    """The widgets' plain values when the last run ended: a rerun that changes them was begun by a widget."""
     layout: Layout = Layout.ALL
     """Start here (the beginner's page: a first visit's) or All controls."""
     predicting: bool = False
