@@ -3,3 +3,12 @@
 Plain Python with no page code: `sandbox_app.py` draws it, `python -m agent`
 runs it in a terminal.
 """
+
+
+def __getattr__(name: str):
+    """`from agent import play`: a run stepped in a notebook. The page's wing loads only when asked for."""
+    if name != "play":
+        raise AttributeError(f"module 'agent' has no attribute {name!r}")
+    from agent.page import play
+
+    return play

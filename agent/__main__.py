@@ -1,4 +1,5 @@
-"""The command line: `python -m agent run | toy | scripts | validate | check-request | serve | check-loop`.
+"""The command line: `python -m agent run | toy | scripts | validate | check-request | serve | check-loop |
+export-html`.
 
 Bad input never shows a traceback: one line on stderr and exit status 2.
 A fake run imports neither streamlit nor anthropic, so it starts fast.
@@ -192,6 +193,22 @@ def cmd_check_loop(args: argparse.Namespace) -> int:
     return 0 if check.passed else 1
 
 
+def cmd_export_html(args: argparse.Namespace) -> int:
+    from agent.page import NotPlayable, frames_of, run_page, sandbox_for  # the page's wing: only for this command
+
+    if args.script != "toy" and args.script not in builtin_names() and not Path(args.script).is_file():
+        raise UsageError(f"no built-in script or file named {args.script!r} (see `python -m agent scripts`)")
+    try:
+        frames = frames_of(sandbox_for(args.script, args.task, args.predict, args.max_turns))
+    except NotPlayable as exc:
+        raise UsageError(str(exc)) from exc
+    page = run_page(frames)
+    Path(args.out).write_text(page, encoding="utf-8")
+    print(f"wrote {args.out}: {len(frames.frames) - 1} Steps of “{frames.title}”, {len(page.encode()):,} bytes; "
+          "open it in any browser, no server needed")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m agent", description="Loop Sandbox: step and check an LLM agent loop.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -249,6 +266,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--grace", type=_seconds, default=10.0,
                        help="on a stop, seconds to let answers in flight finish (default 10)")
     serve.set_defaults(handler=cmd_serve)
+    export = commands.add_parser("export-html", help="write a run as one web page that steps it in any browser")
+    export.add_argument("script", help="a built-in script's name, a script file, or toy (with --task)")
+    export.add_argument("--task", help="the task to start with (the toy reads it; a script's replies stay the same)")
+    export.add_argument("--max-turns", type=_positive, help="the turn limit (default: the script's)")
+    export.add_argument("--predict", action="store_true", help="open with Predict each turn on")
+    export.add_argument("-o", "--out", required=True, metavar="FILE", help="the HTML file to write")
+    export.set_defaults(handler=cmd_export_html)
+
     record = commands.add_parser("record", help="record an agent's exchange with a real Messages API as a script")
     record.add_argument("--upstream", required=True, help="the API to forward to, e.g. https://api.anthropic.com")
     record.add_argument("--out", required=True, help="the script file to write (rewritten after every answer)")

@@ -6,7 +6,8 @@ The engine is the modules at the top of `agent/` and its two rooms, `agent/api/`
 Streamlit views in `views/` (the page). A wing may use the engine freely and
 another wing only through what that wing's `__init__` names
 (`from agent.real import AnthropicModel`, never `from agent.real.server import ...`).
-`agent/__main__.py` is the front door: it may use the wings, through their packages.
+`agent/__main__.py` is the front door: it may use the wings, through their packages; so may `agent/__init__.py`,
+only inside a function (`from agent import play` loads the page's wing when it is asked for, not before).
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def modules() -> list[tuple[str, str | None, bool]]:
     for path in sorted((ROOT / "agent").rglob("*.py")):
         relative = path.relative_to(ROOT / "agent")
         home = relative.parts[0] if len(relative.parts) > 1 else None
-        found.append((str(path.relative_to(ROOT)), home, relative.name == "__main__.py" and home is None))
+        door = relative.name in ("__main__.py", "__init__.py") and home is None
+        found.append((str(path.relative_to(ROOT)), home, door))
     for path in sorted((ROOT / "views").rglob("*.py")) + [ROOT / "sandbox_app.py"]:
         found.append((str(path.relative_to(ROOT)), "page", False))
     return found
@@ -91,6 +93,17 @@ def test_the_rule_catches_each_way_of_breaking_it():
     assert broken_rules("page", "from agent.real import StandInServer\nfrom agent.loop import step") == []
     assert broken_rules("real", "from agent.real.pricing import price_for") == []  # its own insides
     assert broken_rules(None, "from agent.exercise import check_loop", front_door=True) == []
+
+
+def test_importing_the_engine_loads_no_wing():
+    import subprocess
+    import sys
+
+    code = ("import sys, agent, agent.loop, agent.models.fake\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[:2] in "
+            "(['agent', 'page'], ['agent', 'real'], ['agent', 'exercise'])))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert loaded.stdout.strip() == "[]"
 
 
 def test_every_wing_is_a_folder_with_a_package_that_names_its_use():

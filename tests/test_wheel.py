@@ -28,3 +28,8 @@ def test_the_installed_package_runs_a_builtin_script(tmp_path):
                               "print([e.value for e in entry_points(group='pytest11') if e.name == 'loop_sandbox'])"],
                              capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert plugins.stdout.strip() == "['agent.real.pytest_plugin']"
+    # The player ships with the package: an exported run and a notebook's output need its files.
+    shipped = subprocess.run([python, "-c", "from importlib import resources; print(sorted(p.name for p in "
+                              "resources.files('agent.page').joinpath('player').iterdir()))"],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert shipped.stdout.strip() == "['VENDOR.json', 'player.css', 'player.js', 'viz-global.js']"

@@ -18,13 +18,7 @@ from agent.page.safe_text import clip_text
 from agent.page.view import LoopSource
 from agent.summary import result_text
 
-PAGE_CSS = """
-<style>
-[data-testid="stMainBlockContainer"] {padding-top: 2.2rem;}
-/* Streamlit frames the whole main area while it holds the focus, and a click on the page's background puts the
-   focus there: the next key (S, E, an arrow) draws a grey frame round everything. The area is no control; the
-   controls keep their own focus rings. */
-main[data-testid="stMain"]:focus-visible::before {display: none;}
+CARDS_CSS = """
 .ls-msg {border: 1px solid #e4e7eb; border-left: 4px solid #4c6ef5; border-radius: 10px; padding: 8px 12px;
   margin: 0 0 8px 0; background: #ffffff; font-size: 0.9rem;}
 .ls-msg.ls-assistant {border-left-color: #7950f2;}
@@ -92,6 +86,18 @@ main[data-testid="stMain"]:focus-visible::before {display: none;}
 .ls-oa pre {margin: 4px 0 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .78rem;}
 .ls-oa-role {font-weight: 700; text-transform: uppercase; letter-spacing: .04em; font-size: .72rem; color: #0b7a5d;}
 .ls-gap {color: #9aa5b1; font-style: italic; font-size: .8rem;}
+.ls-kw {color: #cf222e;} .ls-str {color: #0a3069;} .ls-com {color: #6e7781; font-style: italic;}
+.ls-num {color: #0550ae;} .ls-def {color: #8250df; font-weight: 600;}
+"""
+"""The cards' and the lit code's own rules: the page and the player both draw this HTML."""
+
+PAGE_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] {padding-top: 2.2rem;}
+/* Streamlit frames the whole main area while it holds the focus, and a click on the page's background puts the
+   focus there: the next key (S, E, an arrow) draws a grey frame round everything. The area is no control; the
+   controls keep their own focus rings. */
+main[data-testid="stMain"]:focus-visible::before {display: none;}
 /* A diagram keeps the size it was laid out at, its text at reading size, rather than shrink. One wider than its
    column scrolls sideways in a box of its own, no wider than the diagram: a scrollbar always drawn, and a shadow
    on each edge that has more beyond it (a scrollbar shown only while scrolling would give no sign of it). */
@@ -117,9 +123,7 @@ main[data-testid="stMain"]:focus-visible::before {display: none;}
 .st-key-view_area [data-testid="stColumn"] {min-width: min(100%, 340px);}
 /* Buttons keep their words on narrow screens: they wrap onto a new row instead of losing them. */
 .st-key-step_row button p, .st-key-loop_buttons button p {white-space: nowrap;}
-.ls-kw {color: #cf222e;} .ls-str {color: #0a3069;} .ls-com {color: #6e7781; font-style: italic;}
-.ls-num {color: #0550ae;} .ls-def {color: #8250df; font-weight: 600;}
-</style>
+""" + CARDS_CSS + """</style>
 """
 
 

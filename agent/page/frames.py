@@ -1,0 +1,242 @@
+"""A run as data: the screen of every Step, worked out at once, for the player to draw in the browser.
+
+A script run and a toy run are pure functions of their settings and the Steps taken, so every screen they can
+show is known before the learner asks for it. `frames_of` steps a copy of the Sandbox to the run's end and keeps,
+after each Step, what the page's `Screen` says: the status line, the console, the turn's card, the lesson's loop
+lit, the run graph's DOT and the questions Predict asks. The player (`agent/page/player/`) draws them; nothing
+here knows of a browser or of Streamlit.
+
+The messages of a run are only ever appended, so they are kept once, as data and as cards: a frame names how many
+of them it holds.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from agent.loop import RunState, TurnRecord
+from agent.page import view
+from agent.page.graph import run_graph
+from agent.page.html_cards import message_html, source_html
+from agent.page.lesson_loop import lesson_source, shown_record
+from agent.page.names import ModelKind
+from agent.page.predict import Verdict, questions_for
+from agent.page.sandbox import Sandbox
+from agent.page.screen import Screen, deciding_line, screen_of
+from agent.page.terms import first_terms
+
+GRAPH_TURNS = 5
+"""The run graph draws the latest turns and folds earlier ones into one node, as the page's Run view does."""
+FRAMES_LIMIT = 200
+"""Steps a player's run holds at most: a turn limit of 500 is the page's, not a lesson's to replay in a browser."""
+
+
+class NotPlayable(ValueError):
+    """A run the player cannot hold: its next replies are not known in advance (a real model's, one changed by
+    hand), or it is too long. The message says which, in words."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question Predict asks about a turn, with the verdict for each choice already said."""
+
+    prompt: str
+    choices: list[str]
+    right: int
+    verdicts: list[str]
+    """What the page says for each choice picked, in the choices' order."""
+
+
+@dataclass(frozen=True)
+class Card:
+    """The turn's card: what was sent, what came back, what the loop appended and why."""
+
+    heading: str
+    sent: str
+    """What the request held, in words ("" before the first turn)."""
+    came_back: str
+    """The reply's stop_reason, or why no reply came, in words."""
+    terms: list[str]
+    """The beginner's terms this reply brings for the first time, each in a line."""
+    reply: int | None
+    """Index of the reply in the run's messages; None when no reply came."""
+    appended: str
+    """What the loop did with the reply and how long `messages` is now ("" while the question is open)."""
+    results: list[int]
+    """Indices of the messages the loop appended after the reply (the tool results)."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The screen after one Step (the first frame: before any)."""
+
+    turn: int
+    status: str
+    progress: float
+    outcome: dict[str, str] | None
+    """`kind`, `headline`, `note`: how the run ended, once it has."""
+    console: list[str]
+    card: Card
+    loop: str
+    """The lesson's run_agent as HTML, the lines this turn went through lit and the values beside them."""
+    graph: str
+    """The run graph's DOT, with the dashed node of where the next Step goes."""
+    graph_back: str
+    """The run graph's DOT as it is looked back at (no next Step from there)."""
+    messages: int
+    """How many of the run's messages `messages` holds after this Step."""
+    new: list[int]
+    """The range of messages this turn added, [start, stop)."""
+    request: dict[str, Any] | None
+    """The request this turn sent, its `messages` given as a [start, stop) range of the run's messages."""
+    reply: dict[str, Any] | None
+    questions: list[Question] = field(default_factory=list)
+    """What Predict asks about this turn, in order; none for a turn that got no reply."""
+    deciding_line: str = ""
+    """The line of run_agent that decided the turn's move, once the questions are answered."""
+    asking_status: str = ""
+    asking_loop: str = ""
+    """The loop lit only as far as the reply appended, while the question is open."""
+    asking_terms: list[str] = field(default_factory=list)
+    """The terms said while the question is open: none that would give the answer away."""
+
+
+@dataclass(frozen=True)
+class Frames:
+    """A whole run, Step by Step, and what every frame shares."""
+
+    title: str
+    about: str
+    model: str
+    """`Script` or `Toy`."""
+    model_words: str
+    """What the model is, in a line for a newcomer."""
+    task: str
+    max_turns: int
+    messages: list[dict[str, Any]]
+    """The run's messages as sent (plain dicts in the API's shape): each frame holds a prefix of them."""
+    cards: list[str]
+    """Each message as a card (escaped HTML)."""
+    frames: list[Frame]
+    predict: bool = False
+    """Whether the player asks before each turn is shown, from the start."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        # `</` never appears raw, so the JSON can sit inside a <script> element of a page as it is.
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+
+
+MODEL_WORDS = {
+    ModelKind.SCRIPT: "The model here is a script: replies written in advance and played back one per request, so "
+                      "the run is the same every time.",
+    ModelKind.TOY: "The model here is the toy: a few fixed patterns that read the task (sums, word counts, the note "
+                   "files, shouting). It is not a language model; it shows the loop working on the task.",
+}
+
+
+def _request(run: RunState, record: TurnRecord, model_name: str) -> dict[str, Any]:
+    """The request as sent, its messages named by their place in the run when they are a slice of it."""
+    request = view.request_sent(run, record, model_name)
+    sent = request.get("messages")
+    start = record.sent_from
+    if isinstance(sent, list) and run.messages[start:start + len(sent)] == sent:
+        request = {**request, "messages": [start, start + len(sent)]}
+    return request
+
+
+def _card(screen: Screen) -> Card:
+    run, record = screen.run, view.record_of_turn(screen.run, screen.turn)
+    if record is None:
+        return Card("Before the first turn", "", "`messages` holds one message, the task. Step sends it to the "
+                    "model: that is turn 1.", [], None, "", [])
+    said = screen.turn_sent
+    sent = said.sent.words if said is not None else ""
+    if record.refused_unsent:
+        sent += " (refused before sending: the request broke a rule of the API)"
+    if record.reply is None:
+        why = "the model had no reply to give" if record.path == "no_reply" else f"the request failed: {record.error}"
+        return Card(f"Turn {record.turn}", sent, f"No reply came back: {why}.", [], None, "", [])
+    added = view.added_by_turn(run, record.turn)
+    appended = (f"Then the loop {view.PATH_WORDS.get(record.path, record.path)}: `messages` now holds "
+                f"{added.stop}.")
+    return Card(f"Turn {record.turn}", sent, f"a reply with stop_reason \"{record.reply.get('stop_reason')}\"",
+                first_terms(run, record), record.sent, appended,
+                [i for i in added if i > record.sent])
+
+
+def _questions(record: TurnRecord | None, max_turns: int) -> tuple[list[Question], str]:
+    if record is None:
+        return [], ""
+    asked = questions_for(record, "", max_turns)
+    questions = [Question(q.prompt, list(q.choices), q.right, [Verdict(q, i).words for i in range(len(q.choices))])
+                 for q in asked]
+    return questions, (deciding_line([Verdict(asked[0], asked[0].right)]) or "") if asked else ""
+
+
+def _frame(screen: Screen) -> Frame:
+    run = screen.run
+    record = view.record_of_turn(run, screen.turn)
+    lit = shown_record(run, screen.turn)
+    ended = lit is not None and run.done and lit is run.records[-1]
+    outcome = asdict(screen.outcome) if screen.outcome is not None else None
+    questions, deciding = _questions(record if record is not None and record.reply is not None else None,
+                                     run.max_turns)
+    asking = record is not None and bool(questions)
+    return Frame(
+        turn=screen.turn, status=screen.status, progress=screen.progress, outcome=outcome,
+        console=list(screen.console), card=_card(screen),
+        loop=source_html(lesson_source(lit, run.result if ended else None)),
+        graph=run_graph(run, GRAPH_TURNS, next_step=not run.done).source,
+        graph_back=run_graph(run, GRAPH_TURNS, next_step=False).source,
+        messages=len(run.messages), new=[r.start, r.stop] if (r := view.added_by_turn(run, screen.turn)) else [0, 0],
+        request=_request(run, record, screen.model_name) if record is not None else None,
+        reply=record.reply if record is not None else None,
+        questions=questions, deciding_line=deciding,
+        asking_status=(f"turn {record.turn} of {run.max_turns} · the reply is back: what does the loop do now?"
+                       if asking else ""),
+        asking_loop=source_html(lesson_source(record, asking=True)) if asking else "",
+        asking_terms=[t for t in first_terms(run, record) if "stops" not in t] if asking else [])
+
+
+def playable(box: Sandbox) -> str | None:
+    """Why the run on screen cannot be played in the browser; None when it can."""
+    if box.run_model == ModelKind.REAL:
+        return "A real model's next replies are not known until it is asked."
+    if box.from_file:
+        return "A run tree loaded from a file is played on the page, turn by turn."
+    assert box.tree is not None
+    if len(box.tree.branches) > 1 or box.tree.branch.marks:
+        return "A run with forks, edits, faults or replies by hand is played on the page, turn by turn."
+    return None
+
+
+def frames_of(box: Sandbox) -> Frames:
+    """Every Step of the run on screen from its start to its end, as the page would show each.
+
+    The Sandbox is not changed: a copy with the run's own settings steps from the start."""
+    if (why := playable(box)) is not None:
+        raise NotPlayable(why)
+    copy = Sandbox(builtin=box.builtin, uploaded=dict(box.uploaded), model=box.run_model, script=box.script)
+    run = box.run
+    copy.settings.task, copy.settings.system = run.task, run.system
+    copy.settings.tools, copy.settings.max_turns = list(run.tool_names), run.max_turns
+    copy.settings.max_tokens, copy.settings.threads = run.max_tokens, run.threads
+    copy._start_run()
+    frames = [_frame(screen_of(copy))]
+    while not copy.run.done:
+        if len(frames) > FRAMES_LIMIT:
+            raise NotPlayable(f"The run goes on past {FRAMES_LIMIT} Steps: lower its turn limit to play it here.")
+        copy._step(None, False)
+        frames.append(_frame(screen_of(copy)))
+    script = box.picked_script
+    return Frames(title=script.title if box.run_model == ModelKind.SCRIPT else "The toy model",
+                  about=script.about if box.run_model == ModelKind.SCRIPT else "",
+                  model=box.run_model.value, model_words=MODEL_WORDS[box.run_model], task=run.task,
+                  max_turns=run.max_turns, messages=copy.run.messages,
+                  cards=[message_html(m, i) for i, m in enumerate(copy.run.messages)], frames=frames,
+                  predict=box.predicting)

@@ -1,0 +1,410 @@
+// The player: draws a run's frames (agent/page/frames.py) in the browser. Step, play, run to the end, look
+// back, predict: each is a redraw from data already here, with no request to any server. One ES module, no
+// build step; the run graph is laid out by Graphviz compiled to WebAssembly (viz-global.js, the global `Viz`).
+
+const PLAY_EVERY_MS = 1000;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === "text") node.textContent = value;
+    else if (name === "html") node.innerHTML = value; // only ever the escaped HTML frames.py wrote
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+// `code` spans in the page's sentences (backticks), everything else as text.
+function withCode(text) {
+  const span = el("span");
+  String(text).split("`").forEach((piece, i) => span.append(i % 2 ? el("code", { text: piece }) : piece));
+  return span;
+}
+
+let vizReady = null;
+function viz() {
+  if (!vizReady) {
+    vizReady = typeof Viz !== "undefined" && Viz.instance ? Viz.instance() : Promise.reject(new Error("no Viz"));
+    vizReady.catch(() => {});
+  }
+  return vizReady;
+}
+
+const players = [];
+let keysBound = false;
+
+function bindKeys() {
+  if (keysBound) return;
+  keysBound = true;
+  document.addEventListener("keydown", (event) => {
+    const target = event.target;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) &&
+        target.type !== "range" && target.type !== "checkbox")) return;
+    const inside = players.find((p) => p.root.contains(target));
+    const player = inside || (players.length === 1 || !target || target === document.body ? players.at(-1) : null);
+    if (player && player.key(event)) event.preventDefault();
+  });
+}
+
+class Player {
+  constructor(root, data) {
+    this.root = root;
+    this.data = data;
+    this.frames = data.frames;
+    this.at = 0; // the Step reached
+    this.look = null; // the turn looked back at; null: the latest
+    this.predict = Boolean(data.predict);
+    this.picks = []; // answers to the questions of the Step reached, while predicting
+    this.score = { right: 0, answered: 0 };
+    this.timer = null;
+    this.notice = "";
+    this.svgs = new Map();
+    this.build();
+    this.draw();
+    this.prerender();
+  }
+
+  // ------------------------------------------------------------ what the player is at
+
+  get frame() { return this.frames[this.at]; }
+  get last() { return this.frames.length - 1; }
+  get asking() {
+    const questions = this.frame.questions || [];
+    return this.predict && this.askedAt === this.at && this.picks.length < questions.length;
+  }
+  frameOfTurn(turn) {
+    for (let i = this.at; i >= 0; i--) if (this.frames[i].turn === turn) return i;
+    return 0;
+  }
+
+  // ------------------------------------------------------------ actions
+
+  step(quietly = false) {
+    if (this.asking) { this.say("Answer the question first (keys 1 to 4): then Step goes on."); return false; }
+    if (this.at >= this.last) {
+      const outcome = this.frame.outcome;
+      this.say(`The loop has finished${outcome ? ` (${outcome.headline})` : ""}. There is nothing left to step: ` +
+               "Reset starts it again.");
+      this.pause();
+      return false;
+    }
+    this.at += 1;
+    this.look = null;
+    this.picks = [];
+    this.askedAt = this.predict && (this.frame.questions || []).length ? this.at : null;
+    if (!quietly) this.notice = "";
+    if (this.asking) this.pause();
+    this.draw();
+    return true;
+  }
+  runToEnd() {
+    if (this.asking) { this.say("Answer the question first (keys 1 to 4): then Step goes on."); return; }
+    this.pause();
+    this.at = this.last;
+    this.look = null;
+    this.picks = [];
+    this.askedAt = null;
+    this.notice = "";
+    this.draw();
+  }
+  reset() {
+    this.pause();
+    this.at = 0;
+    this.look = null;
+    this.picks = [];
+    this.askedAt = null;
+    this.notice = "";
+    this.draw();
+  }
+  play() {
+    if (this.timer) return this.pause();
+    if (this.at >= this.last) this.reset();
+    this.timer = setInterval(() => { if (!this.step(true)) this.pause(); }, PLAY_EVERY_MS);
+    this.notice = "";
+    this.draw();
+  }
+  pause() {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = null;
+    this.draw();
+  }
+  lookAt(turn) {
+    if (this.asking) return;
+    const latest = this.frame.turn;
+    turn = Math.max(0, Math.min(latest, turn));
+    this.look = turn === latest ? null : turn;
+    this.draw();
+  }
+  answer(pick) {
+    if (!this.asking) return;
+    const question = this.frame.questions[this.picks.length];
+    if (pick < 0 || pick >= question.choices.length) return;
+    this.picks.push(pick);
+    this.score.answered += 1;
+    this.score.right += pick === question.right ? 1 : 0;
+    if (!this.asking && this.resumeAfterAnswer) this.play();
+    this.draw();
+  }
+  setPredict(on) {
+    this.predict = on;
+    if (!on) this.askedAt = null;
+    this.draw();
+  }
+  say(words) { this.notice = words; this.draw(); }
+
+  key(event) {
+    const turn = this.look ?? this.frame.turn;
+    const keys = {
+      s: () => this.step(), e: () => this.runToEnd(), r: () => this.reset(), " ": () => this.play(),
+      ArrowLeft: () => this.lookAt(turn - 1), ArrowRight: () => this.lookAt(turn + 1),
+      Home: () => this.lookAt(0), End: () => this.lookAt(this.frame.turn),
+    };
+    const name = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    if (/^[1-4]$/.test(name) && this.asking) { this.answer(Number(name) - 1); return true; }
+    if (!keys[name]) return false;
+    keys[name]();
+    return true;
+  }
+
+  // ------------------------------------------------------------ the parts, built once
+
+  build() {
+    const d = this.data;
+    this.root.classList.add("lsp");
+    this.root.replaceChildren();
+    const button = (label, key, action, title) => el("button", { type: "button", "aria-keyshortcuts": key, title,
+                                                                 onclick: action }, label);
+    this.stepButton = button("Step", "S", () => this.step(), "One turn of the loop (key S)");
+    this.stepButton.classList.add("lsp-primary");
+    this.playButton = button("Play", "Space", () => this.play(), "A Step every second until paused (Space)");
+    this.endButton = button("Run to end", "E", () => this.runToEnd(), "Step until the loop stops, without questions (E)");
+    this.resetButton = button("Reset", "R", () => this.reset(), "The run again from the start (R)");
+    this.predictBox = el("input", { type: "checkbox", onchange: (e) => this.setPredict(e.target.checked) });
+    this.scoreLine = el("span", { class: "lsp-score", "aria-live": "polite" });
+    this.slider = el("input", { type: "range", min: "0", step: "1", "aria-label": "Turn looked at",
+                                oninput: (e) => this.lookAt(Number(e.target.value)) });
+    this.progress = el("progress", { max: "1", "aria-label": "Turns taken of the turn limit" });
+    this.status = el("span", { class: "lsp-status-text" });
+    this.lookCaption = el("p", { class: "lsp-caption" });
+    this.noticeBox = el("p", { class: "lsp-notice", role: "status" });
+    this.outcomeBox = el("div", { class: "lsp-outcome", role: "status" });
+    this.cardBox = el("section", { class: "lsp-card", "aria-label": "The turn" });
+    this.questionBox = el("div", { class: "lsp-question" });
+    this.loopBox = el("div", { class: "lsp-loop" });
+    this.graphBox = el("div", { class: "lsp-graph", "aria-label": "The run so far" });
+    this.consoleBox = el("pre", { class: "lsp-console" });
+    this.messagesCaption = el("p", { class: "lsp-caption" });
+    this.messagesBox = el("div", { class: "lsp-messages" });
+    this.requestBox = el("pre", { class: "lsp-json" });
+    this.replyBox = el("pre", { class: "lsp-json" });
+    const requestDetails = el("details", {}, el("summary", { text: "The exact request (JSON)" }), this.requestBox);
+    const replyDetails = el("details", {}, el("summary", { text: "The reply as it came back (JSON)" }), this.replyBox);
+    this.jsonParts = [requestDetails, replyDetails];
+    for (const part of this.jsonParts) part.addEventListener("toggle", () => this.drawJson());
+    this.root.append(
+      el("header", { class: "lsp-head" },
+        el("h3", { text: d.title }),
+        d.about ? el("p", { class: "lsp-about", text: d.about }) : null,
+        el("p", { class: "lsp-caption", text: d.model_words }),
+        el("div", { class: "lsp-task" }, el("span", { class: "lsp-label", text: "Task" }),
+           el("pre", { text: d.task || "(no task)" }))),
+      el("div", { class: "lsp-controls", role: "toolbar", "aria-label": "Step the loop" },
+        this.stepButton, this.playButton, this.endButton, this.resetButton,
+        el("label", { class: "lsp-switch" }, this.predictBox, " Predict each turn"), this.scoreLine),
+      el("div", { class: "lsp-status" }, this.progress, this.status),
+      el("div", { class: "lsp-look" }, el("span", { class: "lsp-label", text: "Look back" }), this.slider),
+      this.lookCaption, this.noticeBox, this.outcomeBox,
+      el("div", { class: "lsp-two" },
+        this.cardBox,
+        el("div", {}, el("h4", { text: "The loop" }), this.loopBox, el("h4", { text: "The run so far" }),
+           this.graphBox)),
+      el("div", { class: "lsp-two" },
+        el("section", { "aria-label": "Console" }, el("h4", { text: "Console" }), this.consoleBox, ...this.jsonParts),
+        el("section", { "aria-label": "Messages" }, el("h4", { text: "Messages" }), this.messagesCaption,
+           this.messagesBox)),
+      el("p", { class: "lsp-caption lsp-keys", text: "Keys: S Step · Space play or pause · E Run to end · R Reset · " +
+                                                    "← → one turn back or forward · Home End the first or last turn · " +
+                                                    "1–4 answer" }));
+    players.push(this);
+    bindKeys();
+    this.root.addEventListener("pointerdown", () => { players.splice(players.indexOf(this), 1); players.push(this); });
+  }
+
+  // ------------------------------------------------------------ drawing a frame
+
+  draw() {
+    const asking = this.asking;
+    const latest = this.frame;
+    const shownTurn = this.look ?? latest.turn;
+    const shown = this.look === null ? latest : this.frames[this.frameOfTurn(this.look)];
+    this.stepButton.disabled = asking;
+    this.endButton.disabled = asking;
+    this.playButton.textContent = this.timer ? "Pause" : "Play";
+    this.playButton.setAttribute("aria-pressed", this.timer ? "true" : "false");
+    this.predictBox.checked = this.predict;
+    this.scoreLine.textContent = !this.predict ? "" : this.score.answered ?
+      `Predictions: ${this.score.right} right of ${this.score.answered}` : "No predictions yet";
+    const before = asking ? this.frames[this.at - 1] : latest;
+    this.progress.value = asking ? before.progress : latest.progress;
+    this.status.textContent = asking ? latest.asking_status : latest.status;
+    this.slider.max = String(asking ? before.turn : latest.turn);
+    this.slider.value = String(asking ? before.turn : shownTurn);
+    this.slider.disabled = asking || latest.turn === 0;
+    this.lookCaption.textContent = this.look === null || asking ? "" :
+      `Looking back at turn ${this.look} of ${latest.turn}. Step and Run to end carry on from turn ${latest.turn}.`;
+    this.noticeBox.textContent = this.notice;
+    this.noticeBox.hidden = !this.notice;
+    this.drawOutcome(asking ? null : latest.outcome);
+    this.drawCard(shown, asking);
+    this.drawQuestion(asking);
+    this.loopBox.innerHTML = asking ? latest.asking_loop : shown.loop;
+    this.drawGraph(asking ? this.at - 1 : this.look === null ? this.at : this.frameOfTurn(this.look),
+                   this.look !== null);
+    const consoleFrame = asking ? before : shown;
+    this.consoleBox.textContent = consoleFrame.console.join("\n") || "(nothing printed yet)";
+    this.drawMessages(asking ? before : shown, asking ? before.turn : shownTurn);
+    this.drawJson();
+    // The console and the messages follow the newest turn; looking back, the messages open where that turn's are.
+    this.consoleBox.scrollTop = this.consoleBox.scrollHeight;
+    const marked = this.messagesBox.querySelector(".ls-new");
+    this.messagesBox.scrollTop = marked ? marked.offsetTop - this.messagesBox.offsetTop : 0;
+  }
+
+  drawOutcome(outcome) {
+    this.outcomeBox.replaceChildren();
+    this.outcomeBox.hidden = !outcome;
+    if (!outcome) return;
+    const answer = outcome.kind === "answer";
+    this.outcomeBox.className = `lsp-outcome ${answer ? "lsp-good" : "lsp-warn"}`;
+    this.outcomeBox.append(el("strong", { text: answer ? `Answer: ${outcome.headline}` : outcome.headline }),
+                           el("br"), withCode(outcome.note));
+  }
+
+  drawCard(frame, asking) {
+    const card = frame.card;
+    const box = this.cardBox;
+    box.replaceChildren(el("h4", { text: card.heading }));
+    if (card.sent) box.append(el("p", {}, el("strong", { text: "Sent: " }), withCode(card.sent)));
+    if (card.reply === null) {
+      box.append(el("p", {}, withCode(card.came_back)));
+      if (frame.turn === 0) box.append(this.messageCard(0, ""));
+      return;
+    }
+    box.append(el("p", {}, el("strong", { text: "Came back: " }), withCode(card.came_back)));
+    for (const term of asking ? frame.asking_terms : card.terms) box.append(el("p", { class: "lsp-caption", text: term }));
+    box.append(this.messageCard(card.reply, "reply"), this.questionBox);
+    if (asking) return;
+    box.append(el("p", {}, withCode(card.appended)));
+    for (const index of card.results) box.append(this.messageCard(index, "new"));
+  }
+
+  messageCard(index, badge) {
+    const holder = el("div", { html: this.data.cards[index] });
+    const card = holder.firstElementChild;
+    if (badge && card) {
+      card.classList.add("ls-new");
+      card.querySelector(".ls-head")?.append(el("span", { class: "ls-badge", text: badge }));
+    }
+    return card || holder;
+  }
+
+  drawQuestion(asking) {
+    const box = this.questionBox;
+    box.replaceChildren();
+    const frame = this.frame;
+    const questions = this.predict && this.askedAt === this.at ? frame.questions || [] : [];
+    this.picks.forEach((pick, i) => {
+      const q = questions[i];
+      if (!q) return;
+      box.append(el("p", { class: `lsp-verdict ${pick === q.right ? "lsp-good" : "lsp-warn"}`, role: "status" },
+                    withCode(q.verdicts[pick])));
+    });
+    if (!asking) {
+      if (questions.length && this.picks.length && frame.deciding_line) {
+        box.append(el("p", { class: "lsp-caption" }, "run_agent decided it at ", el("code", { text: frame.deciding_line }),
+                      " (lit in the loop beside)."));
+      }
+      return;
+    }
+    const q = questions[this.picks.length];
+    const group = el("div", { class: "lsp-choices", role: "group", "aria-label": q.prompt },
+      el("p", {}, el("strong", {}, withCode(q.prompt))));
+    q.choices.forEach((choice, i) => group.append(
+      el("button", { type: "button", "aria-keyshortcuts": String(i + 1), onclick: () => this.answer(i) },
+         `${i + 1}. ${choice}`)));
+    box.append(group);
+  }
+
+  drawMessages(frame, turn) {
+    const [start, stop] = frame.new;
+    this.messagesCaption.textContent = turn === 0 ? "Before the first turn, messages holds one message: the task." :
+      `${frame.messages} messages after turn ${turn}; the ones turn ${turn} added are marked.`;
+    const cards = [];
+    for (let i = 0; i < frame.messages; i++) cards.push(this.messageCard(i, i >= start && i < stop ? "new" : ""));
+    this.messagesBox.replaceChildren(...cards);
+  }
+
+  drawJson() {
+    const frame = this.look === null ? this.frame : this.frames[this.frameOfTurn(this.look)];
+    const [requestDetails, replyDetails] = this.jsonParts;
+    requestDetails.hidden = !frame.request;
+    replyDetails.hidden = !frame.reply;
+    if (requestDetails.open && frame.request) {
+      const request = { ...frame.request };
+      if (Array.isArray(request.messages) && typeof request.messages[0] === "number") {
+        request.messages = this.data.messages.slice(request.messages[0], request.messages[1]);
+      }
+      this.requestBox.textContent = JSON.stringify(request, null, 2);
+    }
+    if (replyDetails.open && frame.reply) this.replyBox.textContent = JSON.stringify(frame.reply, null, 2);
+  }
+
+  // ------------------------------------------------------------ the graph
+
+  graphOf(index, back) {
+    const key = `${index}:${back ? 1 : 0}`;
+    if (!this.svgs.has(key)) {
+      const dot = back ? this.frames[index].graph_back : this.frames[index].graph;
+      this.svgs.set(key, viz().then((v) => v.renderSVGElement(dot)));
+    }
+    return this.svgs.get(key);
+  }
+
+  drawGraph(index, back) {
+    const wanted = `${index}:${back ? 1 : 0}`;
+    this.graphWanted = wanted;
+    this.graphOf(index, back).then((svg) => {
+      if (this.graphWanted !== wanted) return;
+      svg.setAttribute("role", "img");
+      svg.setAttribute("aria-label", "The run graph: ask, the tool calls, ask again, the outcome");
+      this.graphBox.replaceChildren(svg.cloneNode(true));
+      this.graphBox.scrollTop = this.graphBox.scrollHeight; // the newest turn is at the bottom
+    }, () => {
+      this.graphBox.replaceChildren(el("p", { class: "lsp-caption", text: "The graph cannot be drawn in this " +
+        "browser (it needs WebAssembly); the console and the cards say the same." }));
+    });
+  }
+
+  // Every frame's graph laid out ahead, when the browser is idle: a Step then only swaps an SVG in.
+  prerender() {
+    const keys = [];
+    for (let i = 0; i < this.frames.length; i++) keys.push([i, false], [i, true]);
+    const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 30));
+    const next = () => {
+      const item = keys.shift();
+      if (!item) return;
+      this.graphOf(...item).then(() => idle(next), () => {});
+    };
+    idle(next);
+  }
+}
+
+// Draw `data` (a run's frames) into `root`; returns the player, whose methods are its buttons.
+export function mount(root, data) {
+  return new Player(root, data);
+}

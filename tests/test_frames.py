@@ -1,0 +1,135 @@
+"""Frames: a run's every screen as data, held to what the page's own Screen says after the same Steps."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.page import NotPlayable, frames_of, play, run_page, sandbox_for
+from agent.page.names import Layout
+from agent.page.predict import questions_for
+from agent.page.sandbox import Sandbox
+from agent.page.screen import screen_of
+from agent.page.view import builtin_scripts
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYER = ROOT / "agent" / "page" / "player"
+SCRIPTS = list(builtin_scripts())
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_each_frame_is_what_the_page_shows_after_as_many_steps(name):
+    box = sandbox_for(name)
+    frames = frames_of(box)
+    page = Sandbox(builtin=box.builtin)
+    page.pick_script(name)
+    for number, frame in enumerate(frames.frames):
+        if number:
+            page.step()
+        screen = screen_of(page)
+        assert (frame.turn, frame.status, frame.progress) == (screen.turn, screen.status, screen.progress)
+        assert frame.console == screen.console
+        assert frame.messages == len(page.run.messages)
+        assert frames.messages[:frame.messages] == page.run.messages  # appended only: a prefix of the whole run
+        assert (frame.outcome or {}).get("headline") == (screen.outcome.headline if screen.outcome else None)
+    assert page.run.done, "the last frame is where the run ends"
+    assert box.run.records == [], "working out the frames steps a copy, not the Sandbox it was given"
+
+
+def test_a_frame_says_the_request_as_sent_its_messages_a_slice_of_the_run():
+    frames = frames_of(sandbox_for("three_tool_chain"))
+    second = frames.frames[2]
+    start, stop = second.request["messages"]
+    assert (start, stop) == (0, 3)
+    assert second.request["model"] == "fake" and second.request["max_tokens"] > 0
+    assert second.reply["stop_reason"] in ("tool_use", "end_turn")
+    assert frames.frames[0].request is None and frames.frames[0].card.reply is None
+
+
+def test_the_questions_are_the_pages_with_a_verdict_for_every_choice():
+    box = sandbox_for("add_then_answer", predict=True)
+    frames = frames_of(box)
+    assert frames.predict
+    turn_one = frames.frames[1]
+    page = Sandbox(builtin=box.builtin)
+    page.step()
+    asked = questions_for(page.run.records[-1], "", page.run.max_turns)
+    assert [q.prompt for q in turn_one.questions] == [q.prompt for q in asked]
+    assert [q.right for q in turn_one.questions] == [q.right for q in asked]
+    for question in turn_one.questions:
+        assert len(question.verdicts) == len(question.choices)
+        assert question.verdicts[question.right].startswith("Right.")
+        assert all(v.startswith("Not this time.") for i, v in enumerate(question.verdicts) if i != question.right)
+    assert turn_one.asking_status.startswith("turn 1 of ")
+    assert "ls-lit" in turn_one.asking_loop and turn_one.deciding_line.startswith("line ")
+
+
+def test_a_stop_reason_is_not_explained_while_its_question_is_open():
+    for name in ("cut_off_reply", "refusal", "unknown_stop_reason"):
+        frame = frames_of(sandbox_for(name, predict=True)).frames[1]
+        assert frame.questions, name
+        assert not any("stops" in term for term in frame.asking_terms), name
+        assert any("stops" in term for term in frame.card.terms), name
+
+
+def test_the_toy_plays_a_typed_task():
+    frames = frames_of(sandbox_for("toy", "What is 2 + 3 and 10 + 20?"))
+    assert frames.model == "Toy" and frames.task == "What is 2 + 3 and 10 + 20?"
+    last = frames.frames[-1]
+    assert last.outcome["kind"] == "answer"
+    assert "5" in last.outcome["headline"] and "30" in last.outcome["headline"]
+
+
+def test_a_run_that_cannot_be_known_ahead_is_refused_in_words(monkeypatch):
+    box = Sandbox(builtin=builtin_scripts())
+    box.step()
+    box.fork(1)
+    with pytest.raises(NotPlayable, match="forks, edits, faults"):
+        frames_of(box)
+    monkeypatch.setattr("agent.page.frames.FRAMES_LIMIT", 10)
+    box = sandbox_for("runaway")
+    with pytest.raises(NotPlayable, match="lower its turn limit"):
+        frames_of(box)
+
+
+def test_the_frames_go_inside_a_script_element_safely():
+    box = sandbox_for("toy", "How many words are in </script><script>alert(1)</script>?")
+    page = run_page(frames_of(box))
+    assert "</script><script>alert(1)" not in page  # only `</script` could end the element early
+    data = page.split('<script type="application/json"', 1)[1].split(">", 1)[1].split("</script>", 1)[0]
+    assert json.loads(data)["task"].startswith("How many words are in </script>")
+
+
+def test_a_run_page_needs_no_network_and_stays_small():
+    page = run_page(frames_of(sandbox_for("add_then_answer")))
+    assert len(page.encode()) < 3_000_000
+    assert "default-src 'none'" in page
+    for needle in ("http://", "https://"):
+        outside = [line for line in page.splitlines() if needle in line and "xmlns" not in line and
+                   "graphviz.org" not in line and "libexpat" not in line]
+        assert all(len(line) > 10_000 for line in outside), outside  # only inside the minified Graphviz build
+
+
+def test_play_shows_in_a_notebook_and_saves_a_page(tmp_path):
+    played = play("two_file_search")
+    fragment = played._repr_html_()
+    assert 'type="module"' in fragment and "mount(" in fragment
+    saved = played.save(tmp_path / "run.html")
+    assert saved.read_text(encoding="utf-8").startswith("<!doctype html>")
+
+
+def test_the_vendored_graphviz_is_the_recorded_build():
+    record = json.loads((PLAYER / "VENDOR.json").read_text())["viz-global.js"]
+    assert record["package"] == "@viz-js/viz" and record["version"] == "3.31.0"
+    assert hashlib.sha256((PLAYER / "viz-global.js").read_bytes()).hexdigest() == record["sha256"]
+    assert "Viz.js " + record["version"] in (PLAYER / "viz-global.js").read_text()[:200]
+    assert "MIT" in record["licence"]
+
+
+def test_start_here_layout_is_no_part_of_the_frames():
+    box = sandbox_for("add_then_answer")
+    box.layout = Layout.START
+    assert frames_of(box).frames == frames_of(sandbox_for("add_then_answer")).frames
