@@ -10,6 +10,7 @@ import pytest
 
 from agent.page import NotPlayable, frames_of, play, run_page, sandbox_for
 from agent.page.names import Layout
+from agent.page.player_html import frames_to_export
 from agent.page.predict import questions_for
 from agent.page.sandbox import Sandbox
 from agent.page.screen import screen_of
@@ -133,3 +134,23 @@ def test_start_here_layout_is_no_part_of_the_frames():
     box = sandbox_for("add_then_answer")
     box.layout = Layout.START
     assert frames_of(box).frames == frames_of(sandbox_for("add_then_answer")).frames
+
+
+def test_a_run_with_a_fork_exports_as_it_happened():
+    box = Sandbox(builtin=builtin_scripts())
+    box.step()
+    box.fork(1)
+    box.step()
+    frames, caveat = frames_to_export(box)
+    assert caveat is None and frames.title.endswith("the run as it happened")
+    assert frames.frames[-1].outcome["headline"] == box.run.result
+    assert frames.messages == box.run.messages
+
+
+def test_a_run_with_an_edited_result_says_its_tools_run_again():
+    box = Sandbox(builtin=builtin_scripts())
+    box.step()
+    box.fork(1)
+    box.edit_result(0, "7", False)
+    _, caveat = frames_to_export(box)
+    assert caveat is not None and "tool gives it" in caveat

@@ -303,6 +303,7 @@ def test_the_export_tab_offers_messages_run_and_graph(at):
     open_tab(at, "Export")
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["Messages (JSON)", "The whole run: state and turn records (JSON)", "Run graph (DOT)",
+                      "This run as a web page (HTML): steps in any browser, no server, no network",
                       "This run as a FakeModel script (JSON): replays it offline, without the key"]
 
 
@@ -321,6 +322,7 @@ def test_before_any_reply_the_export_says_why_there_is_no_script(at):
     open_tab(at, "Export")
     assert len(at.get("download_button")) == 3
     assert "The run as a FakeModel script: this run has no replies yet" in texts(at.caption)
+    assert "This run as a web page: Step once first" in texts(at.caption)
 
 
 def test_real_without_an_adapter_or_key_explains_and_stays_harmless(at):

@@ -132,7 +132,7 @@ def test_the_toy_answers_a_typed_task_offline(at):
                            "result: 2 + 3 is 5; 10 + 20 is 30.", "messages sent each turn: 1, 3"]
     assert "toy's estimate" in texts(at.caption)
     open_tab(at, "Export")
-    assert len(at.get("download_button")) == 4  # the run as a script, like any other run
+    assert len(at.get("download_button")) == 5  # the run as a web page and as a script, like any other run
 
 
 def test_the_messages_view_sets_chat_completions_beside_it(at):

@@ -16,11 +16,12 @@ from agent.branches import MAIN
 from agent.loop import RunState
 from agent.models.hand_model import written_by_hand
 from agent.openai_format import DIFFERENCES, side_by_side
-from agent.page import real_model, view
+from agent.page import NotPlayable, real_model, run_page, view
 from agent.page.graph import CYCLE_AT_START_JS, LOOP_DIAGRAM_KEY, loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
 from agent.page.lesson_loop import lesson_source, loop_caption, shown_record
 from agent.page.names import ModelKind
+from agent.page.player_html import frames_to_export
 from agent.page.safe_text import CODE_CHARS, as_code, as_sentence, clip_text
 from agent.page.screen import Screen
 from agent.real import record_script
@@ -185,6 +186,7 @@ def export_view(screen: Screen) -> None:
                        mime="application/json", on_click="ignore", icon=":material/download:")
     st.download_button("Run graph (DOT)", lambda: run_graph(run).source, file_name="run-graph.dot",
                        mime="text/vnd.graphviz", on_click="ignore", icon=":material/download:")
+    web_page(run)
     try:
         recorded = record_script(run)
         about = recorded_about(run, len(recorded.replies), screen.model_name)
@@ -196,6 +198,24 @@ def export_view(screen: Screen) -> None:
     st.download_button("This run as a FakeModel script (JSON): replays it offline, without the key", script,
                        file_name="recorded-run.json", mime="application/json", on_click="ignore",
                        icon=":material/download:")
+
+
+def web_page(run: RunState) -> None:
+    """The run as one web page that steps it in any browser: a file to open, or to put in a lesson's iframe."""
+    if not run.records:
+        st.caption("This run as a web page: Step once first, and the page holds the run from its start.")
+        return
+    try:
+        frames, caveat = frames_to_export(ss.sandbox)
+    except (NotPlayable, ScriptError) as exc:
+        st.caption(f"This run as a web page: {as_sentence(exc, api_key()[0])}")
+        return
+    st.download_button("This run as a web page (HTML): steps in any browser, no server, no network",
+                       lambda: run_page(frames), file_name="loop-sandbox-run.html", mime="text/html",
+                       on_click="ignore", icon=":material/download:")
+    whole = "the whole run, to where it ends" if ss.sandbox.run_model != ModelKind.REAL else "the turns taken"
+    st.caption(f"One file holding {whole}: open it from disk, or put it in a lesson page's iframe. "
+               + (caveat or ""))
 
 
 def recorded_about(run: RunState, entries: int, model_name: str) -> str:

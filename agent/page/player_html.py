@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from agent.page.frames import Frames, frames_of
+from agent.page.frames import Frames, frames_of, playable
 from agent.page.html_cards import CARDS_CSS
 from agent.page.names import ModelKind
 from agent.page.sandbox import Sandbox
 from agent.page.view import builtin_scripts
-from agent.scripts import ScriptError, load_script
+from agent.real import record_script
+from agent.scripts import Script, ScriptError, load_script
 from agent.tools import TOOLS
 
 PLAYER_FILES = ("player.js", "player.css", "viz-global.js")
@@ -67,9 +68,9 @@ def run_page(frames: Frames) -> str:
             f"{player_fragment(frames)}</body>\n</html>\n")
 
 
-def sandbox_for(script: str | Path = "add_then_answer", task: str | None = None, predict: bool = False,
+def sandbox_for(script: str | Path | Script = "add_then_answer", task: str | None = None, predict: bool = False,
                 max_turns: int | None = None) -> Sandbox:
-    """A Sandbox on a built-in script, a script file, or the toy (`script="toy"`, with `task`)."""
+    """A Sandbox on a built-in script, a script file or a Script, or the toy (`script="toy"`, with `task`)."""
     builtin = builtin_scripts()
     box = Sandbox(builtin=builtin)
     if str(script) == "toy":
@@ -79,7 +80,8 @@ def sandbox_for(script: str | Path = "add_then_answer", task: str | None = None,
     elif str(script) in builtin:
         box.pick_script(str(script))
     else:
-        loaded = load_script(script)  # a ScriptError in words when it is not a script
+        # A ScriptError in words when it is not a script.
+        loaded = script if isinstance(script, Script) else load_script(script)
         box.uploaded[loaded.name] = loaded
         box.pick_script(loaded.name)
     if task is not None:
@@ -91,6 +93,27 @@ def sandbox_for(script: str | Path = "add_then_answer", task: str | None = None,
     box._start_run()
     box.predicting = predict
     return box
+
+
+def frames_to_export(box: Sandbox) -> tuple[Frames, str | None]:
+    """The run on screen as frames for a web page of its own, and what the page cannot show of it, in words.
+
+    A run the player can step again (a script's, the toy's) is stepped again; any other (a real model's, one with
+    forks, edits or faults) is played from the script of its replies, as its download replays it: what happened."""
+    if playable(box) is None:
+        return frames_of(box), None
+    run = box.run
+    source = box.picked_script.title if box.run_model == ModelKind.SCRIPT else f"The {box.run_model.value} model"
+    script = record_script(run, name="this-run", title=f"{source}: the run as it happened")
+    replay = sandbox_for(script, run.task, box.predicting, run.max_turns)
+    replay.settings.tools, replay.settings.system = list(run.tool_names), run.system
+    replay.settings.max_tokens = run.max_tokens
+    replay._start_run()
+    replay.predicting = box.predicting
+    marks = box.tree.branch.marks.values() if box.tree is not None else []
+    caveat = ("Its tools run again as the page exported it: a tool result edited or broken on purpose shows as the "
+              "tool gives it.") if any(getattr(m, "kind", "") in ("edited", "injected") for m in marks) else None
+    return frames_of(replay), caveat
 
 
 @dataclass(frozen=True)

@@ -262,7 +262,7 @@ class Player {
     this.drawOutcome(asking ? null : latest.outcome);
     this.drawCard(shown, asking);
     this.drawQuestion(asking);
-    this.loopBox.innerHTML = asking ? latest.asking_loop : shown.loop;
+    this.loopBox.replaceChildren(...this.parsed(asking ? latest.asking_loop : shown.loop));
     this.drawGraph(asking ? this.at - 1 : this.look === null ? this.at : this.frameOfTurn(this.look),
                    this.look !== null);
     const consoleFrame = asking ? before : shown;
@@ -303,14 +303,39 @@ class Player {
     for (const index of card.results) box.append(this.messageCard(index, "new"));
   }
 
-  messageCard(index, badge) {
-    const holder = el("div", { html: this.data.cards[index] });
-    const card = holder.firstElementChild;
-    if (badge && card) {
-      card.classList.add("ls-new");
-      card.querySelector(".ls-head")?.append(el("span", { class: "ls-badge", text: badge }));
+  // HTML of the frames (the lit loop), parsed once each: a Step moves nodes rather than parse them again.
+  parsed(html) {
+    this.parsedHtml ||= new Map();
+    if (!this.parsedHtml.has(html)) this.parsedHtml.set(html, [...el("div", { html }).childNodes]);
+    return this.parsedHtml.get(html);
+  }
+
+  // Each message's card, parsed once: the list reuses these nodes, the turn's card takes copies.
+  cardNode(index) {
+    this.cardNodes ||= [];
+    if (!this.cardNodes[index]) {
+      const holder = el("div", { html: this.data.cards[index] });
+      const card = holder.firstElementChild || holder;
+      card.badge = el("span", { class: "ls-badge" });
+      this.cardNodes[index] = card;
     }
-    return card || holder;
+    return this.cardNodes[index];
+  }
+
+  marked(card, badge) {
+    card.classList.toggle("ls-new", Boolean(badge));
+    if (!badge) card.badge.remove();
+    else if (card.badge.textContent !== badge || !card.badge.isConnected) {
+      card.badge.textContent = badge;
+      card.querySelector(".ls-head")?.append(card.badge);
+    }
+    return card;
+  }
+
+  messageCard(index, badge) {
+    const copy = this.cardNode(index).cloneNode(true);
+    copy.badge = copy.querySelector(".ls-badge") || el("span", { class: "ls-badge" });
+    return this.marked(copy, badge);
   }
 
   drawQuestion(asking) {
@@ -345,7 +370,7 @@ class Player {
     this.messagesCaption.textContent = turn === 0 ? "Before the first turn, messages holds one message: the task." :
       `${frame.messages} messages after turn ${turn}; the ones turn ${turn} added are marked.`;
     const cards = [];
-    for (let i = 0; i < frame.messages; i++) cards.push(this.messageCard(i, i >= start && i < stop ? "new" : ""));
+    for (let i = 0; i < frame.messages; i++) cards.push(this.marked(this.cardNode(i), i >= start && i < stop ? "new" : ""));
     this.messagesBox.replaceChildren(...cards);
   }
 

@@ -1,0 +1,125 @@
+"""How long a Step takes in the player (an exported run), against the click of a trivial Streamlit page beside it.
+
+Exports the runaway script (40 turns) with `python -m agent export-html`, opens it from `file://` in Debian's
+Chromium, and starts a trivial Streamlit page (one button, one counter). Times click-to-visible, in turn so both
+see the same machine: a Step at turn 2 and at turns 36-40 (from the click until the status line and the console
+show the new turn) against a click of the trivial page's button until its counter shows the new count, both timed
+inside the page (a click, then every animation frame looks for the new text). Then, in
+the exported page, the work of a Step at turn 40 inside the browser (the key's handler, the redraw and the layout
+it forces, timed with performance.now), repeated, against one 16 ms frame.
+
+    python bench/player_step.py [--repeats 3] [--frame-repeats 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from browser_support import ROOT, SandboxServer, launch_chromium, wait_for_idle  # noqa: E402
+from page_step import TURN_VISIBLE, median_ms, write_trivial_app  # noqa: E402
+
+# In the page: reset, step to turn 39, then time the Step to turn 40 until its redraw is laid out.
+STEP_WORK = """async () => {
+  const key = (name) => document.dispatchEvent(new KeyboardEvent("keydown", {key: name, bubbles: true}));
+  key("r");
+  for (let i = 0; i < 39; i++) key("s");
+  await new Promise((done) => setTimeout(done, 0));
+  const started = performance.now();
+  key("s");
+  await null; await null;  // the graph's cached SVG goes in as a microtask
+  document.body.offsetHeight;  // the layout the redraw needs, forced now rather than at the next frame
+  return performance.now() - started;
+}"""
+
+
+# Click to visible, timed inside the page for both pages (a round trip to Playwright would be most of a Step):
+# the button clicked, then each animation frame looks for the new text.
+CLICK_TO_VISIBLE = """async ([button, shown]) => {
+  const visible = new Function("return (" + shown.check + ")(" + JSON.stringify(shown.arg) + ")");
+  const started = performance.now();
+  [...document.querySelectorAll("button")].find((b) => b.innerText.trim() === button).click();
+  while (!visible()) {
+    if (performance.now() - started > 30000) throw new Error("never shown");
+    await new Promise((frame) => requestAnimationFrame(frame));
+  }
+  return (performance.now() - started) / 1000;
+}"""
+COUNT_VISIBLE = "n => document.body.innerText.includes(`count ${n}`)"
+
+
+def click_in_page(page, button: str, check: str, arg: int) -> float:
+    return page.evaluate(CLICK_TO_VISIBLE, [button, {"check": check, "arg": arg}])
+
+
+def player_step(page, turn: int) -> float:
+    return click_in_page(page, "Step", TURN_VISIBLE, turn)
+
+
+def trivial_click(page, count: int) -> float:
+    seconds = click_in_page(page, "Click", COUNT_VISIBLE, count)
+    wait_for_idle(page)
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="runs of 40 Steps")
+    parser.add_argument("--frame-repeats", type=int, default=40, help="Steps at turn 40 timed inside the page")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    early, late, trivial = [], [], []
+    with tempfile.TemporaryDirectory() as folder:
+        exported = Path(folder) / "runaway.html"
+        subprocess.run([sys.executable, "-m", "agent", "export-html", "runaway", "-o", str(exported)], check=True,
+                       cwd=ROOT, capture_output=True)
+        trivial_app = write_trivial_app(Path(folder))
+        with SandboxServer(trivial_app) as other, sync_playwright() as playwright:
+            browser = launch_chromium(playwright)
+            page = browser.new_context(viewport={"width": 1440, "height": 1300}).new_page()
+            requests: list[str] = []
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(exported.as_uri())
+            page.locator(".lsp-graph svg").wait_for(timeout=30_000)
+            page.wait_for_timeout(3_000)  # the graphs laid out ahead while the page is idle
+            plain = browser.new_context(viewport={"width": 1440, "height": 1300}).new_page()
+            plain.goto(other.url)
+            plain.get_by_role("button", name="Click").wait_for(timeout=30_000)
+            wait_for_idle(plain)
+            clicks = 0
+            for _ in range(args.repeats):
+                page.get_by_role("button", name="Reset").click()
+                player_step(page, 1)
+                for turn in range(2, 41):
+                    seconds = player_step(page, turn)
+                    if turn == 2 or turn >= 36:
+                        (early if turn == 2 else late).append(seconds)
+                        clicks += 1
+                        trivial.append(trivial_click(plain, clicks))
+            work = [page.evaluate(STEP_WORK) for _ in range(args.frame_repeats)]
+            browser.close()
+    print(f"trivial Streamlit page, click to visible (ms): {[round(s * 1000) for s in trivial]}")
+    print(f"player Step at turn 2 (ms):                    {[round(s * 1000) for s in early]}")
+    print(f"player Step at turns 36-40 (ms):               {[round(s * 1000) for s in late]}")
+    base = median_ms(trivial)
+    print(f"median trivial: {base:.0f} ms   turn 2: {median_ms(early):.0f} ms   turns 36-40: {median_ms(late):.0f} ms")
+    print(f"ratio to the trivial page: turn 2 {median_ms(early) / base:.2f}x   turns 36-40 "
+          f"{median_ms(late) / base:.2f}x   (target: at most 0.3)")
+    p95 = statistics.quantiles(work, n=20)[-1]
+    print(f"a Step at turn 40 inside the exported page: median {statistics.median(work):.1f} ms, p95 {p95:.1f} ms "
+          f"over {len(work)} (one frame: 16 ms)")
+    alone = requests == [exported.as_uri()]
+    print(f"requests the exported page made: {len(requests)} ({'only itself' if alone else requests})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
