@@ -154,3 +154,10 @@ def test_a_run_with_an_edited_result_says_its_tools_run_again():
     box.edit_result(0, "7", False)
     _, caveat = frames_to_export(box)
     assert caveat is not None and "tool gives it" in caveat
+
+
+def test_a_scenario_on_the_lesson_path_says_its_place_and_what_to_watch():
+    frames = frames_of(sandbox_for("two_calls_one_reply"))
+    assert frames.scenario == "Scenario 2 of 9: Two tool calls in one reply."
+    assert "ONE user message" in frames.watch
+    assert frames_of(sandbox_for("toy", "What is 2 + 3?")).scenario == ""

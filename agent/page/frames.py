@@ -21,6 +21,7 @@ from agent.page import view
 from agent.page.graph import run_graph
 from agent.page.html_cards import message_html, source_html
 from agent.page.lesson_loop import lesson_source, shown_record
+from agent.page.lesson_path import PATH
 from agent.page.names import ModelKind
 from agent.page.predict import Verdict, questions_for
 from agent.page.sandbox import Sandbox
@@ -122,6 +123,10 @@ class Frames:
     frames: list[Frame]
     predict: bool = False
     """Whether the player asks before each turn is shown, from the start."""
+    scenario: str = ""
+    """The run's place on the lesson's path, for a built-in script on it ("" off the path)."""
+    watch: str = ""
+    """What to watch in this scenario."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -234,9 +239,12 @@ def frames_of(box: Sandbox) -> Frames:
         copy._step(None, False)
         frames.append(_frame(screen_of(copy)))
     script = box.picked_script
+    place = box.scenario
+    scenario = f"Scenario {place + 1} of {len(PATH)}: {script.title}." if place is not None else ""
     return Frames(title=script.title if box.run_model == ModelKind.SCRIPT else "The toy model",
                   about=script.about if box.run_model == ModelKind.SCRIPT else "",
                   model=box.run_model.value, model_words=MODEL_WORDS[box.run_model], task=run.task,
                   max_turns=run.max_turns, messages=copy.run.messages,
                   cards=[message_html(m, i) for i, m in enumerate(copy.run.messages)], frames=frames,
-                  predict=box.predicting)
+                  predict=box.predicting, scenario=scenario,
+                  watch=PATH[place].watch if place is not None else "")

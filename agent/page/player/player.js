@@ -209,7 +209,8 @@ class Player {
     this.root.append(
       el("header", { class: "lsp-head" },
         el("h3", { text: d.title }),
-        d.about ? el("p", { class: "lsp-about", text: d.about }) : null,
+        d.scenario ? el("p", { class: "lsp-about" }, el("strong", { text: d.scenario }), " " + d.watch) : null,
+        d.about && !d.scenario ? el("p", { class: "lsp-about", text: d.about }) : null,
         el("p", { class: "lsp-caption", text: d.model_words }),
         el("div", { class: "lsp-task" }, el("span", { class: "lsp-label", text: "Task" }),
            el("pre", { text: d.task || "(no task)" }))),
