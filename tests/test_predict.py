@@ -221,6 +221,18 @@ def test_a_first_visit_opens_start_here_and_a_newcomer_reaches_the_answer(monkey
     assert any(b.label.startswith("Next scenario") for b in at.button)
 
 
+def test_start_here_says_under_each_verdict_the_line_that_settled_it(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    at = run(next(b for b in at.button if b.label == "Step").click())
+    while choices := [b for b in at.button if b.key and b.key.startswith("choice_")]:
+        at = run(choices[at.session_state["sandbox"].open_question().right].click())
+    _, parts = lesson_parts()
+    said = [unescaped(c.value).replace("`", "") for c in at.caption if c.value.startswith("run_agent ")]
+    assert [line.split(":")[0] for line in said] == [f"run_agent decided it at line {parts.if_other[0]}",
+                                                     f"run_agent made the count at line {parts.append_results[0]}"]
+
+
 def test_all_controls_with_predicting_on_ask_too_and_a_cut_off_call_is_not_run(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     at = run(full_page())
