@@ -2,8 +2,11 @@
 tools, said from what `read_file` gave; how many lines a file has, declined (no tool counts lines)."""
 
 import json
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from toy_rules import assert_keeps_the_toys_rules, declines, ran
 
 from agent.__main__ import main
@@ -116,3 +119,22 @@ def test_without_read_file_it_says_it_would_use_it():
     state = ran(LESSON_QUESTION, tool_names=["add"])
     assert calls(state) == []
     assert state.result.startswith("I would use the `read_file` tool for this, but this agent was not given it.")
+
+
+WORDS_IN_FILES = sorted({w.strip(".,'") for text in NOTES.values() for w in text.split()} - {""})
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(st.sampled_from(WORDS_IN_FILES), st.from_regex(r"[A-Za-z]{1,8}", fullmatch=True)),
+       st.sampled_from(["Which of notes.txt and todo.txt mentions {}?", "Which file mentions {}?",
+                        "Does todo.txt mention {}?", "Which of my notes mention '{}'"]))
+def test_over_words_the_files_said_to_mention_one_are_exactly_those_whose_text_holds_it(word, phrasing):
+    state = ran(phrasing.format(word))
+    assert_keeps_the_toys_rules(state)
+    if declines(state.result):  # a word it reads as pointing ("what", "it") rather than one to look for
+        assert calls(state) == []
+        return
+    read = [run.input["path"] for record in state.records for run in record.tool_runs if run.name == "read_file"]
+    for name in read:
+        holds = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", NOTES[name], re.IGNORECASE) is not None
+        assert (f"{name} mentions {word}:" in state.result) == holds, (phrasing, word, state.result)
