@@ -430,7 +430,7 @@ def test_every_diagram_fits_or_scrolls_visibly_with_three_branches(chromium, san
         page.wait_for_timeout(300)
         nothing_cut_off(page)  # two nodes: a box as tall as they are
         page.get_by_test_id("stSelectbox").first.click()
-        page.get_by_role("option", name="A chain of three tools over three turns").click()
+        page.get_by_role("option", name="A chain of three tools, then the answer: four turns").click()
         wait_for_idle(page)
         page.get_by_role("button", name="Run to end").click()
         wait_for_idle(page)

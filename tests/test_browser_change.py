@@ -196,7 +196,7 @@ def no_widget_state_warning(sandbox) -> None:
 def test_after_a_second_fork_step_steps_the_branch_on_screen(sandbox_page, sandbox):
     """Issue 16, point 1: the page went back to branch 1 after Step, which stepped branch 2 off screen."""
     page = sandbox_page
-    choose(page, "Script", "A chain of three tools over three turns")
+    choose(page, "Script", "A chain of three tools, then the answer: four turns")
     click(page, "Run to end")
     open_panel(page, "Fork and edit")
     look_back_to(page, 3)
@@ -215,7 +215,7 @@ def test_after_a_second_fork_step_steps_the_branch_on_screen(sandbox_page, sandb
 def test_a_result_changed_on_a_branch_forked_from_main_picked_again_stays_on_that_branch(sandbox_page, sandbox):
     """Issue 16, point 1: after main was picked and forked, Change it jumped back to main and lost the edit."""
     page = sandbox_page
-    choose(page, "Script", "A chain of three tools over three turns")
+    choose(page, "Script", "A chain of three tools, then the answer: four turns")
     click(page, "Run to end")
     open_panel(page, "Fork and edit")
     look_back_to(page, 3)
@@ -244,7 +244,7 @@ def test_two_branches_compared_in_chromium(sandbox_page):
     from playwright.sync_api import expect
 
     page = sandbox_page
-    choose(page, "Script", "A chain of three tools over three turns")
+    choose(page, "Script", "A chain of three tools, then the answer: four turns")
     click(page, "Run to end")
     open_panel(page, "Fork and edit")
     look_back_to(page, 1)

@@ -73,7 +73,7 @@ def reopened(chromium, page, holding: str):
 
 def test_a_script_at_a_turn_reopens_in_a_new_browser(sandbox_page, chromium):
     page = sandbox_page
-    choose(page, "Script", "A chain of three tools over three turns")
+    choose(page, "Script", "A chain of three tools, then the answer: four turns")
     click(page, "Run to end")
     look_back(page, 2)
     again = reopened(chromium, page, "turn=2")

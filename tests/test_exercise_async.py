@@ -254,6 +254,18 @@ def test_an_async_loop_with_a_turn_limit_of_its_own_is_named_for_it():
     assert (result.verdict, result.mistake) == ("too_many_requests", "own_turn_limit")
 
 
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_awaiting_model_create_is_named_on_every_script_with_the_line_and_the_fix(isolation):
+    source = as_async(CORRECT_LOOP, "        reply = await model.create(messages)\n")
+    check = check_loop(source, limits=limits_for(isolation))
+    assert [(r.verdict, r.error.type, r.mistake) for r in check.scripts] == \
+        [("exception", "TypeError", "awaited_plain_call")] * len(exercise_script_names())
+    result = check.scripts[0]
+    assert source.splitlines()[result.line - 1].strip() == "reply = await model.create(messages)"
+    shown = "\n".join(format_check(check, source))
+    assert "model.create and run_tool are plain functions here" in shown and "async def" in shown
+
+
 def test_an_async_run_agent_that_raises_names_its_line_and_one_with_the_wrong_arguments_is_refused():
     source = as_async(with_bug((TURNS, TURNS + '        raise ValueError("not today")\n')))
     [result] = check_loop(source, ["add_then_answer"], Limits(seconds=10.0)).scripts

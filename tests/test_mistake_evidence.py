@@ -386,6 +386,20 @@ def test_an_error_the_loop_raised_on_a_stop_reason_is_a_wrong_stop_message_and_a
     assert "not an error raised" in words and "even one your loop has never heard of" in words
 
 
+def test_awaiting_model_create_or_run_tool_is_named_only_on_the_line_that_awaits_one():
+    seen = Observation(script="add_then_answer", requests=[[TASK]], stop_reasons=["tool_use"])
+    awaited = {"type": "TypeError", "message": "object dict can't be used in 'await' expression", "line": 9,
+               "code": "reply = await model.create(messages)"}
+    assert exception_mistake(awaited, seen) == "awaited_plain_call"
+    assert exception_mistake(dict(awaited, code="response = (await self.model.create(history))"), seen) \
+        == "awaited_plain_call"
+    assert exception_mistake(dict(awaited, code="r = await run_tool(block)"), seen) == "awaited_plain_call"
+    # The same TypeError from awaiting a helper of its own, or another TypeError on that line: no name.
+    assert exception_mistake(dict(awaited, code="content = await blocks_of(reply)"), seen) is None
+    assert exception_mistake(dict(awaited, message="'NoneType' object is not subscriptable"), seen) is None
+    assert exception_mistake(dict(awaited, code="reply = model.create(messages)"), seen) is None
+
+
 def test_reading_the_sdks_attributes_from_a_dict_is_named_reply_is_a_dict_and_other_attribute_errors_are_not():
     seen = Observation(script="add_then_answer", stop_reasons=["tool_use"])
     dict_reply = {"type": "AttributeError", "message": "'dict' object has no attribute 'content'"}

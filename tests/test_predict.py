@@ -16,7 +16,7 @@ from agent.page.links import from_query, to_query
 from agent.page.names import Layout, ModelKind
 from agent.page.predict import MOVE_OF_PATH, MOVES, Ask, Move, count_choices, right_move
 from agent.page.sandbox import Sandbox
-from agent.page.screen import screen_of
+from agent.page.screen import lesson_parts, screen_of
 from agent.scripts import builtin_names
 from agent.tools import TOOLS
 
@@ -120,11 +120,37 @@ def test_the_screen_waits_for_the_answer_then_shows_the_turn():
     box.predict(MOVES.index(Move.ANSWER))  # wrong: it runs the call
     screen = screen_of(box)
     assert screen.question is not None and screen.question.ask == Ask.COUNT and screen.turn == 0
-    assert screen.deciding_line and "tool_use" in screen.deciding_line
+    assert [line.code for line in screen.deciding_lines] == ['if reply["stop_reason"] != "tool_use":']
     box.predict(screen.question.right)
     screen = screen_of(box)
     assert screen.question is None and screen.turn == 1 and len(screen.shown.messages) == 3
     assert screen.score == (1, 2)
+
+
+def test_the_count_is_said_to_come_from_the_append_of_the_results_and_the_move_from_its_branch():
+    box = predicting_box()
+    box.step()
+    answer_right(box)
+    screen = screen_of(box)
+    assert [v.question.ask for v in screen.verdicts] == [Ask.MOVE, Ask.COUNT]
+    move_line, count_line = screen.deciding_lines
+    _, parts = lesson_parts()
+    assert (move_line.did, move_line.number) == ("decided it", parts.if_other[0])
+    assert (count_line.did, count_line.number) == ("made the count", parts.append_results[0])
+    assert count_line.code == 'messages.append({"role": "user", "content": results})'
+    assert count_line.number > move_line.number
+
+
+@pytest.mark.parametrize("script, reason", [("cut_off_reply", "max_tokens"), ("refusal", "refusal")])
+def test_a_stop_reason_in_a_verdict_is_quoted_as_the_api_writes_it(script, reason):
+    box = predicting_box(script)
+    said = []
+    while not box.run.done:
+        box.step()
+        answer_right(box)
+        said += [v.words for v in box.verdicts()]
+    words = " ".join(said)
+    assert f'stop_reason is "{reason}"' in words and "'" + reason + "'" not in words
 
 
 def test_undo_takes_a_prediction_back_and_a_link_keeps_them():
@@ -193,6 +219,18 @@ def test_a_first_visit_opens_start_here_and_a_newcomer_reaches_the_answer(monkey
     assert at.session_state["sandbox"].run.done
     at = run(at.toggle(key="all_controls").set_value(False))
     assert any(b.label.startswith("Next scenario") for b in at.button)
+
+
+def test_start_here_says_under_each_verdict_the_line_that_settled_it(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    at = run(next(b for b in at.button if b.label == "Step").click())
+    while choices := [b for b in at.button if b.key and b.key.startswith("choice_")]:
+        at = run(choices[at.session_state["sandbox"].open_question().right].click())
+    _, parts = lesson_parts()
+    said = [unescaped(c.value).replace("`", "") for c in at.caption if c.value.startswith("run_agent ")]
+    assert [line.split(":")[0] for line in said] == [f"run_agent decided it at line {parts.if_other[0]}",
+                                                     f"run_agent made the count at line {parts.append_results[0]}"]
 
 
 def test_all_controls_with_predicting_on_ask_too_and_a_cut_off_call_is_not_run(monkeypatch):

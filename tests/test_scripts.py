@@ -1,6 +1,7 @@
 """Script files: every built-in one loads, and a bad file gets one line naming the file, the reply and the field."""
 
 import json
+import re
 
 import pytest
 
@@ -212,3 +213,16 @@ def test_a_missing_script_lists_every_builtin_one():
     with pytest.raises(ScriptError) as caught:
         load_script("no_such")
     assert str(caught.value).endswith(f"(the built-in scripts: {', '.join(builtin_names())})")
+
+
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+
+
+def test_a_title_that_counts_turns_counts_the_turns_the_run_takes():
+    for name in builtin_names():
+        script = load_script(name)
+        said = re.findall(r"\b(\w+) turns\b", script.title)
+        sent = next(line for line in script.expected_output if line.startswith("messages sent each turn:"))
+        turns = len(sent.split(":", 1)[1].split(","))
+        for word in said:
+            assert NUMBER_WORDS[word.lower()] == turns, (name, script.title, turns)

@@ -311,9 +311,8 @@ def test_shouting_what_is_in_the_notes_reads_them_and_shouts_their_content():
     assert without_upper.result.startswith("I would use the `upper` tool for this, but this agent was not given it.")
 
 
-@pytest.mark.parametrize("task", ["which of notes.txt and todo.txt mentions Omid?", "how many lines are in notes.txt",
-                                  "What is the first line of my notes?", "total words in notes.txt",
-                                  "How many words are in the first line of notes.txt?", "Does todo.txt say Tuesday?"])
+@pytest.mark.parametrize("task", ["What is the first line of my notes?", "total words in notes.txt",
+                                  "How many words are in the first line of notes.txt?", "Is Omid in todo.txt?"])
 def test_a_question_about_the_files_it_has_no_pattern_for_is_declined_not_answered_with_the_file(task):
     state = ran(task)
     assert_keeps_the_toys_rules(state)

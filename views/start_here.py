@@ -69,11 +69,11 @@ def scenario_line(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None
 
 def question_card(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None:
     """The question open, with a button a choice (keys 1-4), and the verdicts of those answered."""
-    for verdict in screen.verdicts:
+    for verdict, line in zip(screen.verdicts, screen.deciding_lines, strict=True):
         (st.success if verdict.right else st.warning)(as_text(verdict.words),
                                                       icon=":material/check:" if verdict.right else ":material/close:")
-    if screen.deciding_line and not screen.question:
-        st.caption(f"run_agent decided it at {as_code(screen.deciding_line)} (lit in the loop below).")
+        if line and not screen.question:
+            st.caption(f"run_agent {line.did} at {as_code(line.line)} (lit in the loop below).")
     question = screen.question
     if question is None:
         return

@@ -136,6 +136,10 @@ MISTAKES: dict[str, str] = {
     "reply_is_a_dict": (
         'Here the reply and its blocks are plain dicts, as the docstring says: reply["content"], '
         'block["type"], block["input"]. Attributes such as reply.content are the SDK\'s objects, not these.'),
+    "awaited_plain_call": (
+        "model.create and run_tool are plain functions here, not coroutines: each returns a dict at once, and a "
+        "dict cannot be awaited. Call them without await: reply = model.create(messages), result = "
+        "run_tool(block). Your run_agent may still be an async def; only these calls lose their await."),
     "empty_results": (
         "The message after the tool call held no results at all: every result was dropped on the way, or no "
         'block was run because the loop looked for another type than "tool_use". Run each block whose type is '

@@ -265,11 +265,19 @@ _SDK_ATTRIBUTE = re.compile(r"^'dict' object has no attribute '(content|stop_rea
                             r"thinking|usage|role)'$")
 
 
+_AWAITED_DICT = "object dict can't be used in 'await' expression"
+_AWAITS_PLAIN_CALL = re.compile(r"\bawait\s+\(?\s*[\w.]*\b(create|run_tool)\s*\(")
+
+
 def exception_mistake(error: dict[str, Any], seen: Observation) -> str | None:
-    """The mistake behind what run_agent raised: the SDK's attributes read from a plain dict; the answer
+    """The mistake behind what run_agent raised: `await` on model.create or run_tool, which return a dict
+    here (the line raising awaits one of them); the SDK's attributes read from a plain dict; the answer
     built from every block of the end_turn reply (thinking has no "text"); or an error the loop raised itself
     (a `raise` or `assert` line of its own) right after a reply that stopped for another reason than end_turn
     or tool_use, where the lesson's loop returns stopped: <reason>, for a reason it never heard of too."""
+    if error["type"] == "TypeError" and error["message"] == _AWAITED_DICT \
+            and _AWAITS_PLAIN_CALL.search(str(error.get("code") or "")):
+        return "awaited_plain_call"
     if error["type"] == "AttributeError" and _SDK_ATTRIBUTE.match(error["message"]):
         return "reply_is_a_dict"
     if error["type"] == "KeyError" and error["message"] == "'text'" and seen.stop_reasons[-1:] == ["end_turn"]:

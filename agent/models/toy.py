@@ -7,10 +7,11 @@ sums and differences (`add`, one call a turn for a chain, several calls in one
 reply for separate sums; "subtract 4 from 10" is 10 - 4), word counts
 (`word_count`, of a quoted text, of a file's content or of the answer of the
 part before), the note files (`list_files` to list or count them, `read_file`,
-a file named by a word as "my todo list" found among those listed) and
-shouting (`upper`, of a text, of a file's content or of the answer of the part
-before); a task of several parts gets every part answered, and a question
-about the files it has no pattern for is declined, never answered with a file.
+a file named by a word as "my todo list" found among those listed, and which
+of them mentions a word, the files read in one reply) and shouting (`upper`,
+of a text, of a file's content or of the answer of the part before); a task of
+several parts gets every part answered, and a question about the files it has
+no pattern for ("how many lines?") is declined, never answered with a file.
 What it cannot read it declines politely, in a few declines that quote a few
 words of the task at most, and the answer then says what it can do: it never
 says a result it has not worked out with the tools.
@@ -41,6 +42,7 @@ TOY_MODEL_NAME = "toy-patterns"
 # Tasks that show each pattern, for a person to try.
 EXAMPLE_TASKS = ["What is 2 + 3?", "What is 10 - 3 + 2.5?", "What is 2 + 3 and 10 + 20?",
                  "Count the words in 'a b c d'", "Count the words in todo.txt", "What is in my notes?",
+                 "Which of notes.txt and todo.txt mentions Omid?",
                  "Shout good morning", "Write me a poem"]
 CHARACTERS_A_TOKEN = 4
 DECLINES_SHOWN = 5

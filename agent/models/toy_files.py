@@ -2,20 +2,23 @@
 
 `toy_tasks.py` hands it a clause about the files, and `toy_texts.py` one whose
 words or shout are of the files' content. A clause about the files holds only
-the words of listing, counting or reading them ("which of them mentions Omid?"
-is declined, not answered with the files), and "my todo list" names a file by
-a word, looked for among those `list_files` gives.
+the words of listing, counting or reading them, or asks which of them mentions
+a word ("Which of notes.txt and todo.txt mentions Omid?": each file read, then
+the ones holding it named with the line); anything else ("how many lines?",
+"the first line") is declined, not answered with the files. "my todo list"
+names a file by a word, looked for among those `list_files` gives.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from agent.models.toy_clauses import Token
-from agent.models.toy_jobs import CANNOT, Job, Listing, Reading, Said, short
+from agent.models.toy_jobs import CANNOT, QUOTED_AT_MOST, FileJob, Job, Listing, Reading, Said, Step, both, short
 
-__all__ = ["COUNTING", "FILE_WORDS", "GREETING", "LABELS", "about_files_declined", "file_called", "files_job",
-           "unread_about_files"]
+__all__ = ["COUNTING", "FILE_WORDS", "GREETING", "LABELS", "Mentions", "about_files_declined", "file_called",
+           "files_job", "unread_about_files"]
 
 # Words that ask for nothing: greetings, courtesy and the joins between requests. `toy_tasks.py` reads a clause of
 # only these as asking nothing, and `toy_texts.py` a shout of the files with one in it as a text.
@@ -37,7 +40,15 @@ _ABOUT_FILES = FILE_WORDS | _READS | _NAMES | _THERE_ARE | GREETING | COUNTING |
     "look", "at", "print", "display", "view", "can", "could", "would", "will", "want", "need", "like", "to", "know",
     "just", "now", "a", "an", "here", "stored", "saved", "kindly", "quick", "question", "for",
     "first"}  # the first file is the one read when none is named
-_FILES_CAN = "about the note files I only list them, count them, show or shout what is in them and count their words."
+_FILES_CAN = ("about the note files I only list them, count them, show or shout what is in them, count their words "
+              "and say which of them mentions a word.")
+_MENTIONS = {"mention", "mentions", "mentioned", "contain", "contains", "say", "says", "include", "includes"}
+# Words a "which of them mentions X" question may hold before its verb, besides those of any file question.
+_WHICH = {"one", "ones", "them", "these", "those", "both", "either", "neither", "if", "whether", "of"}
+_LINES = {"line", "lines"}
+# Words after "mentions" that point at something rather than say what to look for: declined, not searched for.
+_NOT_SOUGHT = {"what", "who", "whom", "which", "anything", "something", "it", "that", "this", "him", "her", "them",
+               "me", "you", "us", "and", "or"}
 _OWNERS = {"my", "the", "your", "our"}
 _FILE_NOUNS = {"list", "file", "note", "notes"}
 # Words before "file" or "list" that say which file without naming it ("the last file"): read, not looked for.
@@ -50,10 +61,16 @@ def files_job(text: str, clause: list[Token]) -> Job:
     """Listing the files ("which files are there?"), counting them ("how many files?") or reading them ("what is in
     my notes?"); a question about them that asks anything else is declined, not answered with their content."""
     words = {t.word for t in clause if t.kind == "word"}
+    mentioned = _mentioned(text, clause)
+    if mentioned is not None:
+        return mentioned
     if words & _CHANGING:
         return Said(f"{CANNOT} change files: I only list the note files and read them.")
     called = file_called(clause)
     named = [t.text for t in clause if t.kind == "file"]
+    if words & _LINES and words & COUNTING:
+        return Said(f"{CANNOT} count lines: no tool here counts them, and I say only what a tool worked out. I can "
+                    "show a file's lines or count its words.")
     if unread_about_files(clause, called, set()) or (named or called) and words & COUNTING:
         return about_files_declined(text)
     if named:
@@ -100,3 +117,69 @@ def unread_about_files(clause: list[Token], called: tuple[str, list[int]] | None
 
 def about_files_declined(text: str) -> Said:
     return Said(f"{CANNOT} answer “{short(text)}”: {_FILES_CAN}")
+
+
+def _mentioned(text: str, clause: list[Token]) -> Job | None:
+    """A question which of the files mentions a word ("does todo.txt mention Omid?", "which file says 'tap'?"),
+    as a `Mentions` job; None when the clause asks no such thing, or holds words besides it (then declined)."""
+    verb = next((i for i, t in enumerate(clause) if t.word in _MENTIONS), None)
+    if verb is None:
+        return None
+    before, after = clause[:verb], clause[verb + 1:]
+    while after and after[-1].kind == "mark" and after[-1].text in ".?!":
+        after = after[:-1]
+    if after and after[0].word == "about":  # "what does todo.txt say about Omid?"
+        after = after[1:]
+    quoted = len(after) == 1 and after[0].kind == "quote" and after[0].quoted.strip() \
+        and "\n" not in after[0].quoted and len(after[0].quoted) <= QUOTED_AT_MOST
+    # One word, or a few after an article ("the plumber"): more words may say more than what to look for.
+    plain = all(t.kind == "word" and t.word not in _NOT_SOUGHT for t in after) and (
+        len(after) == 1 or 1 < len(after) <= 3 and after[0].word in ("the", "a", "an"))
+    if not (quoted or plain):
+        return None
+    called = file_called(before)
+    if unread_about_files(before, called, _WHICH):
+        return None
+    named = list(dict.fromkeys(t.text for t in before if t.kind == "file"))  # a file named twice is read once
+    if not (named or called or {t.word for t in before} & FILE_WORDS):
+        return None
+    word = after[0].quoted.strip() if quoted else text[after[0].start - clause[0].start:after[-1].end - clause[0].start]
+    return Mentions(named, called=called[0] if called else "", every=not called, word=word,
+                    asked_of_one=len(named) == 1 or bool(called))
+
+
+def _quoting(sentence: str, line: str) -> str:
+    """A sentence ending in a quoted line: one full stop, the line's own when it ends a sentence."""
+    quoted = short(line, 80)
+    return f"{sentence}: “{quoted}”" + ("" if quoted.endswith((".", "!", "?", "…")) else ".")
+
+
+@dataclass
+class Mentions(FileJob):
+    """Which of the files mentions a word: each read (in one reply when named), then those holding the word named,
+    with the first line that does, and the rest said not to: all from what `read_file` gave."""
+
+    word: str = ""
+    asked_of_one: bool = False
+    """One file was asked about ("does todo.txt mention Omid?"): the answer starts yes or no."""
+
+    def no_files(self) -> str:
+        return f"There are no files, so none mentions {self.word}."
+
+    def done(self, names: list[str], contents: list[str], got: list[list[str]]) -> Step:
+        found = re.compile(rf"(?<!\w){re.escape(self.word)}(?!\w)", re.IGNORECASE)
+        lines = {name: next((line.strip() for line in content.splitlines() if found.search(line)), None)
+                 for name, content in zip(names, contents, strict=False)}
+        holding = [name for name, line in lines.items() if line is not None]
+        without = [name for name in lines if name not in holding]
+        said = [_quoting(f"{name} mentions {self.word}", lines[name] or "") for name in holding]
+        if not holding:
+            said.append(f"{names[0]} does not mention {self.word}." if len(names) == 1 else
+                        f"Neither {names[0]} nor {names[1]} mentions {self.word}." if len(names) == 2 else
+                        f"None of {both(names)} mentions {self.word}.")
+        elif without:
+            said.append(f"{both(without)} {'does' if len(without) == 1 else 'do'} not.")
+        answer = " ".join(said)
+        if self.asked_of_one:
+            answer = ("Yes: " if holding else "No: ") + answer
+        return Step(text=answer)

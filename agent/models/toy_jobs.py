@@ -2,8 +2,9 @@
 
 A job is one request of the task: a sum (`add`, one call a turn), a word
 count, listing or counting the note files (the count is `word_count`'s, on the
-listing), reading them, shouting a text or a file's content, or shouting or
-counting the words of the answer of the parts before it. `toy_tasks.py` reads which jobs a task asks for;
+listing), reading them (and saying which holds a word: `toy_files.Mentions`),
+shouting a text or a file's content, or shouting or counting the words of the
+answer of the parts before it. `toy_tasks.py` reads which jobs a task asks for;
 `toy.py` runs them all at once, each turn making every job's next calls.
 
 A job says a result only when the tools gave it: a sum states the text `add`
@@ -23,7 +24,8 @@ CANNOT = "I cannot"
 """How every decline starts."""
 CAN_DO = ("I am a toy model: a few patterns, not a language model. I can add and subtract numbers "
           "(\"What is 10 - 3 + 2.5?\"), count words (\"How many words are in 'a b c'?\"), list and read the note "
-          "files (\"Which files are there?\", \"What is in my notes?\") and shout (\"Shout hello\").")
+          "files (\"Which files are there?\", \"What is in my notes?\"), say which of them mentions a name "
+          "(\"Which of notes.txt and todo.txt mentions Omid?\") and shout (\"Shout hello\").")
 QUOTED_AT_MOST = 40
 """The most characters of the task a decline quotes; a longer part is cut at a word and ends in an ellipsis."""
 # The sums a floating-point add works out exactly, read at the precision of their numbers: below 10**14 in units
@@ -183,7 +185,7 @@ def _names(listing: str) -> list[str]:
     return [line.strip() for line in listing.splitlines() if line.strip()]
 
 
-def _both(names: list[str]) -> str:
+def both(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
@@ -216,8 +218,8 @@ class FileJob(Job):
                 names = [name for name in listed if _stem(name) == self.called]
                 if not names:
                     return Step(text=f"{CANNOT} find a file called “{short(self.called)}”: the files are "
-                                     f"{_both(listed)}.")
-                before = f"The {short(self.called)} file is {_both(names)}; I read it."
+                                     f"{both(listed)}.")
+                before = f"The {short(self.called)} file is {both(names)}; I read it."
             else:
                 names = listed if self.every else listed[:1]
                 before = "" if self.every else f"There are {len(listed)} files; I read {names[0]}."
@@ -284,15 +286,15 @@ class Listing(Job):
         if not self.count:
             if len(files) == 1:
                 return Step(text=f"The only file is {files[0]}.")
-            return Step(text=f"The files are {_both(files)}.")
+            return Step(text=f"The files are {both(files)}.")
         if any(len(name.split()) > 1 for name in files):  # `word_count` would count a name's words, not the name
             return Step(text=f"{CANNOT} count the files with `word_count`: a file name has a space in it. "
-                             f"The files are {_both(files)}.")
+                             f"The files are {both(files)}.")
         if len(got) == 1:
             return Step([Call("word_count", {"text": got[0][0]})], "I will count them.")
         counted = got[1][0].strip()
         return Step(text=f"There {'is' if counted == '1' else 'are'} {counted} file{'' if counted == '1' else 's'}: "
-                         f"{_both(files)}.")
+                         f"{both(files)}.")
 
 
 @dataclass

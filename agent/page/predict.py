@@ -8,6 +8,7 @@ Streamlit-free: the Sandbox keeps the answers, the views draw the questions.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -71,8 +72,8 @@ def move_why(move: Move, reply: dict[str, Any], turn: int, max_turns: int) -> st
                           + ("the call runs, its result goes back in one user message" if calls_in(reply) == 1 else
                              "every call runs, all their results go back in ONE user message")
                           + ", and the loop goes round.",
-        Move.STOP: f"stop_reason is {stop!r}, neither \"end_turn\" nor \"tool_use\": the loop runs nothing (a "
-                   "cut-off or refused reply may hold a half-written call) and says why it stopped.",
+        Move.STOP: f"stop_reason is {json.dumps(stop)}, neither \"end_turn\" nor \"tool_use\": the loop runs "
+                   "nothing (a cut-off or refused reply may hold a half-written call) and says why it stopped.",
         Move.LIMIT: f"stop_reason is \"tool_use\", so the calls run and their results are appended, but turn {turn} "
                     f"is the last of {max_turns}: the loop gives up and says so.",
     }[move]
@@ -81,6 +82,8 @@ def move_why(move: Move, reply: dict[str, Any], turn: int, max_turns: int) -> st
 # The line of the lesson's run_agent that decides each move (an attribute of lesson_loop.LessonParts).
 DECIDING_PART = {Move.ANSWER: "if_answer", Move.STOP: "if_other", Move.RUN_AND_ASK: "if_other",
                  Move.LIMIT: "limit"}
+COUNTING_PART = "append_results"
+"""The line that makes the next request's count: the one message of results appended after the reply."""
 
 
 def count_choices(sent: int, calls: int) -> tuple[int, ...]:
@@ -110,6 +113,11 @@ class Question:
     """One sentence of why the right one is right."""
     move: Move
     """The move the loop made (for the count question too: it follows a run-and-ask)."""
+
+    @property
+    def deciding_part(self) -> str:
+        """The part of the lesson's loop (an attribute of lesson_loop.LessonParts) that settles this answer."""
+        return COUNTING_PART if self.ask == Ask.COUNT else DECIDING_PART[self.move]
 
     @property
     def prompt(self) -> str:

@@ -17,7 +17,7 @@ from agent.page.branches_view import console_notes
 from agent.page.lesson_loop import LESSON_FILE, LessonParts, find_parts
 from agent.page.lesson_path import PATH, Scenario
 from agent.page.names import Layout, ModelKind
-from agent.page.predict import DECIDING_PART, Question, Verdict
+from agent.page.predict import Ask, Question, Verdict
 from agent.page.sandbox import Sandbox
 from agent.real import DEFAULT_MODEL
 
@@ -44,6 +44,20 @@ class TurnSent:
     def line(self) -> str:
         return (f"**Turn {self.record.turn} {self.went}** {self.sent.words} · {self.sent.bytes:,} bytes · "
                 f"max_tokens {self.request['max_tokens']} · tools: {self.tools}")
+
+
+@dataclass(frozen=True)
+class DecidingLine:
+    """The line of the lesson's run_agent that settled an answer, and what it did there."""
+
+    did: str
+    """"decided it" (the move's branch) or "made the count" (the append that gives the next request's length)."""
+    number: int
+    code: str
+
+    @property
+    def line(self) -> str:
+        return f"line {self.number}: {self.code}"
 
 
 @dataclass(frozen=True)
@@ -83,8 +97,8 @@ class Screen:
     """The question open (Predict, then Step)."""
     verdicts: list[Verdict]
     """The latest turn's answered questions, each against what the loop did."""
-    deciding_line: str | None
-    """The line of the lesson's run_agent that decided the latest turn's move, once the move is answered."""
+    deciding_lines: tuple[DecidingLine | None, ...]
+    """For each verdict, in order, the line of the lesson's run_agent that settled it (None: the file unread)."""
     score: tuple[int, int]
     """Right answers and questions answered this session."""
     scenario: tuple[int, Scenario] | None
@@ -117,16 +131,15 @@ def lesson_parts() -> tuple[str, LessonParts | None]:
         return source, None
 
 
-def deciding_line(verdicts: list[Verdict]) -> str | None:
-    """`line N: code` of the lesson's loop that decided the move the verdicts are about."""
-    if not verdicts:
-        return None
+def deciding_line(verdict: Verdict) -> DecidingLine | None:
+    """The line of the lesson's loop that settled the verdict: the move's branch, or the append making the count."""
     source, parts = lesson_parts()
     if parts is None:
         return None
-    span = getattr(parts, DECIDING_PART[verdicts[0].question.move])
+    span = getattr(parts, verdict.question.deciding_part)
     number = span[0] if isinstance(span, tuple) else span
-    return f"line {number}: {source.splitlines()[number - 1].strip()}"
+    did = "made the count" if verdict.question.ask == Ask.COUNT else "decided it"
+    return DecidingLine(did, number, source.splitlines()[number - 1].strip())
 
 
 def screen_of(box: Sandbox) -> Screen:
@@ -160,6 +173,6 @@ def screen_of(box: Sandbox) -> Screen:
                   console=console, usage_total=view.run_usage_line(shown, priced), layout=box.layout,
                   asking=asking, question=question, verdicts=verdicts,
                   asking_sent=turn_sent(run, asking, name) if asking is not None else None,
-                  deciding_line=deciding_line(verdicts), score=box.score,
+                  deciding_lines=tuple(deciding_line(v) for v in verdicts), score=box.score,
                   scenario=(place, PATH[place]) if place is not None else None,
                   next_scenario=PATH[following] if following < len(PATH) else None)
