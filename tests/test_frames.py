@@ -65,7 +65,10 @@ def test_the_questions_are_the_pages_with_a_verdict_for_every_choice():
         assert question.verdicts[question.right].startswith("Right.")
         assert all(v.startswith("Not this time.") for i, v in enumerate(question.verdicts) if i != question.right)
     assert turn_one.asking_status.startswith("turn 1 of ")
-    assert "ls-lit" in turn_one.asking_loop and turn_one.deciding_line.startswith("line ")
+    assert "ls-lit" in turn_one.asking_loop
+    move, count = turn_one.questions
+    assert (move.did, count.did) == ("decided it", "made the count")
+    assert move.line.startswith("line ") and count.line.startswith("line ") and move.line != count.line
 
 
 def test_a_stop_reason_is_not_explained_while_its_question_is_open():

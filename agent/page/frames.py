@@ -48,6 +48,10 @@ class Question:
     right: int
     verdicts: list[str]
     """What the page says for each choice picked, in the choices' order."""
+    did: str = ""
+    """What the line of run_agent that settles the answer does: "decided it" or "made the count"."""
+    line: str = ""
+    """That line, `line N: code`."""
 
 
 @dataclass(frozen=True)
@@ -95,8 +99,6 @@ class Frame:
     reply: dict[str, Any] | None
     questions: list[Question] = field(default_factory=list)
     """What Predict asks about this turn, in order; none for a turn that got no reply."""
-    deciding_line: str = ""
-    """The line of run_agent that decided the turn's move, once the questions are answered."""
     asking_status: str = ""
     asking_loop: str = ""
     """The loop lit only as far as the reply appended, while the question is open."""
@@ -174,13 +176,16 @@ def _card(screen: Screen) -> Card:
                 [i for i in added if i > record.sent])
 
 
-def _questions(record: TurnRecord | None, max_turns: int) -> tuple[list[Question], str]:
+def _questions(record: TurnRecord | None, max_turns: int) -> list[Question]:
     if record is None:
-        return [], ""
-    asked = questions_for(record, "", max_turns)
-    questions = [Question(q.prompt, list(q.choices), q.right, [Verdict(q, i).words for i in range(len(q.choices))])
-                 for q in asked]
-    return questions, (deciding_line([Verdict(asked[0], asked[0].right)]) or "") if asked else ""
+        return []
+    questions = []
+    for q in questions_for(record, "", max_turns):
+        settled = deciding_line(Verdict(q, q.right))
+        questions.append(Question(q.prompt, list(q.choices), q.right,
+                                  [Verdict(q, i).words for i in range(len(q.choices))],
+                                  settled.did if settled else "", settled.line if settled else ""))
+    return questions
 
 
 def _frame(screen: Screen) -> Frame:
@@ -189,8 +194,7 @@ def _frame(screen: Screen) -> Frame:
     lit = shown_record(run, screen.turn)
     ended = lit is not None and run.done and lit is run.records[-1]
     outcome = asdict(screen.outcome) if screen.outcome is not None else None
-    questions, deciding = _questions(record if record is not None and record.reply is not None else None,
-                                     run.max_turns)
+    questions = _questions(record if record is not None and record.reply is not None else None, run.max_turns)
     asking = record is not None and bool(questions)
     return Frame(
         turn=screen.turn, status=screen.status, progress=screen.progress, outcome=outcome,
@@ -201,7 +205,7 @@ def _frame(screen: Screen) -> Frame:
         messages=len(run.messages), new=[r.start, r.stop] if (r := view.added_by_turn(run, screen.turn)) else [0, 0],
         request=_request(run, record, screen.model_name) if record is not None else None,
         reply=record.reply if record is not None else None,
-        questions=questions, deciding_line=deciding,
+        questions=questions,
         asking_status=(f"turn {record.turn} of {run.max_turns} · the reply is back: what does the loop do now?"
                        if asking else ""),
         asking_loop=source_html(lesson_source(record, asking=True)) if asking else "",

@@ -349,14 +349,12 @@ class Player {
       if (!q) return;
       box.append(el("p", { class: `lsp-verdict ${pick === q.right ? "lsp-good" : "lsp-warn"}`, role: "status" },
                     withCode(q.verdicts[pick])));
-    });
-    if (!asking) {
-      if (questions.length && this.picks.length && frame.deciding_line) {
-        box.append(el("p", { class: "lsp-caption" }, "run_agent decided it at ", el("code", { text: frame.deciding_line }),
+      if (!asking && q.line) {
+        box.append(el("p", { class: "lsp-caption" }, `run_agent ${q.did} at `, el("code", { text: q.line }),
                       " (lit in the loop beside)."));
       }
-      return;
-    }
+    });
+    if (!asking) return;
     const q = questions[this.picks.length];
     const group = el("div", { class: "lsp-choices", role: "group", "aria-label": q.prompt },
       el("p", {}, el("strong", {}, withCode(q.prompt))));
