@@ -30,7 +30,7 @@ import copy
 from operator import itemgetter
 from typing import Any
 
-from agent.api import schema, signing, watched
+from agent.api import limits, schema, signing, watched
 from agent.api.rules import ID_PATTERN, Turn, blocks_of, check_final, check_pair, message_problems
 
 MODES = ("lesson", "real-api")
@@ -192,6 +192,8 @@ class RequestChecker:
         if body == self._accepted_body:
             return
         problems = schema.body_problems(body, sampling=self.version == OLD_VERSION)
+        if not problems and self.mode == "real-api":
+            problems = limits.field_problems(body)
         if problems:
             raise RequestRejected(problems[0], problems)
         self._accepted_body = copy.deepcopy(body)  # a copy: a tools list edited in place is checked again
@@ -209,15 +211,27 @@ class RequestChecker:
         if not isinstance(body, dict):
             return ["body: a request is a JSON object with a messages list"]
         problems = schema.body_problems(body, endpoint, sampling=self.version == OLD_VERSION)
+        if self.mode == "real-api" and not problems:
+            problems = limits.field_problems(body) + limits.size_problems(body)
         if "messages" in body:
             problems += self.check(body["messages"], thinking=thinking_enabled(body))
         return problems
+
+    def require_size(self, body: dict[str, Any]) -> None:
+        """Raise RequestRejected when a whole body is over the API's size limit (real-API mode)."""
+        problems = limits.size_problems(body) if self.mode == "real-api" else []
+        if problems:
+            raise RequestRejected(problems[0], problems)
 
     def _signature_ok(self, block: dict[str, Any]) -> bool:
         text, signature = block.get("thinking"), block.get("signature")
         if not self.verify_signatures or not isinstance(text, str) or not isinstance(signature, str):
             return True  # the schema has said what is wrong with it
-        return signature == signing.sign(text) or (text, signature) in self.trusted
+        if signature == signing.sign(text) or (text, signature) in self.trusted:
+            return True
+        # The API's own signatures cannot be judged here: real-API mode refuses only a malformed one, or one of
+        # the sandbox's own on a text it was not given for.
+        return self.mode == "real-api" and signing.well_formed(signature) and not signing.issued_here(signature)
 
     def _check_from(self, messages: list[Any], start: int) -> list[str]:
         if not messages:
@@ -229,19 +243,22 @@ class RequestChecker:
         for remembered in (self._messages, self._contents, self._content_sizes):
             del remembered[start:]
         problems: list[str] = []
-        if start == 0 and isinstance(messages[0], dict) and messages[0].get("role") == "assistant":
+        if start == 0 and self.mode == "lesson" and isinstance(messages[0], dict) \
+                and messages[0].get("role") == "assistant":
             problems.append('messages: first message must use the "user" role')
         previous = self._turn_before(messages, start) if start else None
         last: Turn | None = None
         for turn in self._turns(messages, start, problems):
             check_pair(previous, turn, problems)
+            turn_ids: set[str] = set()  # real-API mode: an id is unique within the message the API merges
             for i, j, block in turn.blocks:
                 if not isinstance(block, dict):
                     continue
                 kind = block.get("type")
                 if kind == "tool_use" and isinstance(block.get("id"), str):
-                    if block["id"] in self._id_set:
+                    if block["id"] in (self._id_set if self.mode == "lesson" else turn_ids):
                         problems.append(f"messages.{i}.content.{j}: `tool_use` ids must be unique")
+                    turn_ids.add(block["id"])
                     self._ids.append((i, block["id"]))
                     self._id_set.add(block["id"])
                 elif kind == "thinking" and not self._signature_ok(block):

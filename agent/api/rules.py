@@ -67,7 +67,7 @@ def message_problems(messages: list[Any], i: int, mode: str, version: str) -> tu
         if kind == "text" and isinstance(block.get("text"), str):
             if block["text"] == "":
                 problems.append("messages: text content blocks must be non-empty")
-            elif not block["text"].strip():
+            elif not block["text"].strip() and not (mode == "real-api" and role == "assistant" and not final_assistant):
                 problems.append("messages: text content blocks must contain non-whitespace text")
             if version == "2026-10-21" and role == "user" and block.get("citations"):
                 # Migration guide to 2026-10-21: non-empty citations on a user's text block are refused.
@@ -83,7 +83,26 @@ def message_problems(messages: list[Any], i: int, mode: str, version: str) -> tu
         blocks = _blocks(content)
         if blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "thinking":
             problems.append("The final block in an assistant message cannot be `thinking`.")
+        if mode == "real-api" and not final_assistant:  # a final one may be a paused turn the API goes on with
+            server_calls_unanswered(i, blocks, problems)
     return problems, role
+
+
+def server_calls_unanswered(i: int, blocks: list[Any], problems: list[str]) -> None:
+    """A server tool's call (`server_tool_use`) is answered by its result block later in the same message."""
+    open_ids: list[Any] = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "server_tool_use":
+            open_ids.append(block.get("id"))
+        elif str(block.get("type")).endswith("_tool_result") and block.get("tool_use_id") in open_ids:
+            open_ids.remove(block["tool_use_id"])
+    if open_ids:
+        problems.append(
+            f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+            f"{', '.join(map(str, open_ids))}. Each `tool_use` block must have a corresponding `tool_result` "
+            "block in the next message.")
 
 
 def check_pair(before: Turn | None, turn: Turn, problems: list[str]) -> None:

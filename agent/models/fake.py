@@ -123,6 +123,7 @@ class FakeModel:
     def answer_body(self, body: dict[str, Any]) -> dict[str, Any]:
         """`create` for a request body as it came over the wire: a field the body lacks is missing, not defaulted."""
         self._checker.require_fields({key: [] if key == "messages" else value for key, value in body.items()})
+        self._checker.require_size(body)
         fields = {key: value for key, value in body.items() if key not in ("messages", "system", "tools")}
         return self.create(body["messages"], system=body.get("system", ""), tools=body.get("tools"), **fields)
 

@@ -38,7 +38,7 @@ from agent.api.requests import LATEST_VERSION, MODES, RequestChecker, RequestRej
 from agent.models.fake import FakeModel, ScriptExhausted
 from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, checked_request, log_note
 from agent.real.http_transport import AnswerCut, ApiHttpServer, serving_in_thread
-from agent.real.models import model_list, model_named
+from agent.real.models import model_list, model_named, unknown_model
 from agent.real.server_faults import ServerFault, fault_for
 from agent.real.sse import EVENT_STREAM, event_bytes, stream_events
 from agent.real.threads import ThreadRejected, ThreadStore
@@ -132,11 +132,14 @@ class StandInServer(ApiHttpServer):
 
     def __init__(self, script: Script, host: str = "127.0.0.1", port: int = 8765, mode: str = "lesson",
                  delay: float = 0.0, log: Callable[[str], None] | None = None,
-                 faults: tuple[ServerFault, ...] = (), match_recorded: bool = True) -> None:
+                 faults: tuple[ServerFault, ...] = (), match_recorded: bool = True,
+                 strict_models: bool = False) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.script, self.mode, self.delay = script, mode, delay
         self.faults = tuple(faults)
+        self.strict_models = strict_models
+        """Answer a model name the SDK does not list with the API's 404, instead of playing any name a test gives."""
         """What to do to which request, on demand (`agent.real.server_faults`)."""
         self.match_recorded = match_recorded and script.recorded_requests is not None
         """A recording's replay refuses a request whose messages differ from the recorded ones."""
@@ -196,6 +199,7 @@ class StandInServer(ApiHttpServer):
         problems = self._checker(version).check_body(body)
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
+        self._require_known_model(body)
         messages = body["messages"] = list(body["messages"])
         index = self.picker.entry_index(messages)
         if self.match_recorded and (differs := recorded_difference(self.script, index, messages)):
@@ -226,6 +230,10 @@ class StandInServer(ApiHttpServer):
                 "model": body.get("model") or "stand-in", "content": reply["content"],
                 "stop_reason": reply["stop_reason"], "stop_sequence": None, "usage": usage}
 
+    def _require_known_model(self, body: Any) -> None:
+        if self.strict_models and (unknown := unknown_model(body)):
+            raise ApiError(404, "not_found_error", unknown)
+
     def _checker(self, version: str) -> RequestChecker:
         """A checker for one request, which trusts the thinking signatures the script itself gives."""
         checker = RequestChecker(self.mode, version)
@@ -243,6 +251,7 @@ class StandInServer(ApiHttpServer):
         problems = self._checker(version).check_body(body, endpoint="count_tokens")
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
+        self._require_known_model(body)
         return {"input_tokens": estimate_tokens(body.get("system"), body.get("tools"), body["messages"])}
 
 
@@ -371,9 +380,10 @@ def _placeholder(body: dict[str, Any]) -> dict[str, Any]:
 @contextmanager
 def running_server(script: Script, *, host: str = "127.0.0.1", port: int = 0, mode: str = "lesson",
                    delay: float = 0.0, log: Callable[[str], None] | None = None,
-                   faults: tuple[ServerFault, ...] = (), match_recorded: bool = True) -> Iterator[StandInServer]:
+                   faults: tuple[ServerFault, ...] = (), match_recorded: bool = True,
+                   strict_models: bool = False) -> Iterator[StandInServer]:
     """A stand-in server answering in a background thread; stopped and closed on leaving the block."""
     server = StandInServer(script, host=host, port=port, mode=mode, delay=delay, log=log, faults=faults,
-                           match_recorded=match_recorded)
+                           match_recorded=match_recorded, strict_models=strict_models)
     with serving_in_thread(server, "stand-in-server"):
         yield server

@@ -114,23 +114,24 @@ def script_of(script: str | Path | Script | None = None, *, replies: list[dict[s
 
 @contextmanager
 def serve_script(script: Script, *, mode: str = "lesson", in_process: bool = False,
-                 faults: Sequence[ServerFault | dict[str, Any]] = (), order_only: bool = False
-                 ) -> Iterator[ServedScript]:
+                 faults: Sequence[ServerFault | dict[str, Any]] = (), order_only: bool = False,
+                 strict_models: bool = False) -> Iterator[ServedScript]:
     """Serve `script` on a free loopback port (or, `in_process`, through a transport) until the block ends;
     `faults` (`agent.real.server_faults.ServerFault`s, or dicts of its fields) hit the requests they name, over
-    HTTP only. A recording's replay refuses a request that differs from the recorded one, unless `order_only`."""
+    HTTP only. A recording's replay refuses a request that differs from the recorded one, unless `order_only`.
+    `strict_models` answers a model name the SDK does not list with the API's 404 (`model: NAME`)."""
     faults = tuple(ServerFault(**fault) if isinstance(fault, dict) else fault for fault in faults)
     if in_process and faults:
         raise ValueError("faults on demand go over the wire: serve over HTTP (in_process=False) to use them")
     if in_process:
         served = ServedScript(script, IN_PROCESS_URL)
-        served.transport = FakeModelTransport(script, mode=mode, on_answer=served.hear)
+        served.transport = FakeModelTransport(script, mode=mode, on_answer=served.hear, strict_models=strict_models)
         yield served
         return
     from agent.real.server import running_server  # the server only when one is asked for
 
     with running_server(script, host="127.0.0.1", port=0, mode=mode, faults=faults,
-                        match_recorded=not order_only) as server:
+                        match_recorded=not order_only, strict_models=strict_models) as server:
         served = ServedScript(script, server.base_url)
         server.on_answer = served.hear
         yield served
@@ -145,9 +146,11 @@ class FakeModelTransport:
     """
 
     def __init__(self, script: Script, *, mode: str = "lesson", version: str = LATEST_VERSION,
-                 on_answer: Callable[[str, Any, Any], None] | None = None) -> None:
+                 on_answer: Callable[[str, Any, Any], None] | None = None, strict_models: bool = False) -> None:
         self.model = FakeModel(script, mode=mode, version=version)
         self.on_answer = on_answer
+        self.strict_models = strict_models
+        """Answer a model name the SDK does not list with the API's 404, as `StandInServer.strict_models`."""
 
     def handle_request(self, request: Any) -> Any:
         from agent.real.api_errors import ApiError, checked_request
@@ -180,10 +183,13 @@ class FakeModelTransport:
 
     def _answer(self, body: dict[str, Any]) -> dict[str, Any]:
         from agent.api.error_types import STATUS_OF_TYPE
+        from agent.real.models import unknown_model
         from agent.real.server import ApiError, estimate_tokens
 
         try:
             reply = self.model.answer_body(body)
+            if self.strict_models and (unknown := unknown_model(body)):
+                raise ApiError(404, "not_found_error", unknown)
         except ThreadNotFound as exc:
             raise ApiError(404, exc.type, exc.message, details={"error_code": exc.error_code}) from None
         except RequestRejected as exc:
