@@ -127,7 +127,7 @@ def test_with_thinking_on_a_tool_loop_that_drops_the_thinking_is_refused(kind):
 
 def test_in_real_api_mode_the_thinking_budget_must_leave_room_in_max_tokens():
     fake = model(reply("end_turn", text("hi")), mode="real-api")
-    with pytest.raises(RequestRejected, match=r"^`max_tokens` must be greater than `thinking.budget_tokens`$"):
+    with pytest.raises(RequestRejected, match=r"^`max_tokens` must be greater than `thinking.budget_tokens`\.$"):
         fake.create([{"role": "user", "content": "go"}], thinking={"type": "enabled", "budget_tokens": 1024})
 
 

@@ -41,7 +41,7 @@ def test_real_api_mode_accepts_a_signature_the_api_issued_and_refuses_a_malforme
 def test_real_api_mode_wants_max_tokens_above_the_thinking_budget():
     messages = [{"role": "user", "content": "hi"}]
     assert check_body(body(messages, max_tokens=1024, thinking=THINKING_ON), "real-api") == [
-        "`max_tokens` must be greater than `thinking.budget_tokens`"]
+        "`max_tokens` must be greater than `thinking.budget_tokens`."]
     assert check_body(body(messages, max_tokens=1025, thinking=THINKING_ON), "real-api") == []
 
 
@@ -79,3 +79,20 @@ def test_the_total_text_of_a_request_has_the_apis_limit():
 def test_lesson_mode_keeps_its_rules_for_bodies():
     messages = [{"role": "user", "content": "hi"}]
     assert check_body(body(messages, max_tokens=64, thinking=THINKING_ON), "lesson") == []
+
+
+@pytest.mark.parametrize("in_process", [False, True])
+def test_the_stand_in_plays_any_model_unless_told_to_answer_as_the_api_does(stand_in_api, in_process):
+    import anthropic
+
+    from agent.real.models import model_names
+
+    replies = [{"stop_reason": "end_turn", "content": [{"type": "text", "text": "hi"}]}] * 2
+    ask = {"max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}
+    lenient = stand_in_api(replies=replies, in_process=in_process).client(max_retries=0)
+    assert lenient.messages.create(model="claude-imaginary-9", **ask).content[0].text == "hi"
+    strict = stand_in_api(replies=replies, in_process=in_process, strict_models=True).client(max_retries=0)
+    with pytest.raises(anthropic.NotFoundError) as refused:
+        strict.messages.create(model="claude-imaginary-9", **ask)
+    assert refused.value.body["error"] == {"type": "not_found_error", "message": "model: claude-imaginary-9"}
+    assert strict.messages.create(model=model_names()[0], **ask).content[0].text == "hi"

@@ -94,7 +94,7 @@ def field_problems(body: dict[str, Any]) -> list[str]:
     thinking, max_tokens = body.get("thinking"), body.get("max_tokens")
     if isinstance(thinking, dict) and thinking.get("type") == "enabled" and _is_int(max_tokens) \
             and _is_int(thinking.get("budget_tokens")) and max_tokens <= thinking["budget_tokens"]:
-        problems.append("`max_tokens` must be greater than `thinking.budget_tokens`")
+        problems.append("`max_tokens` must be greater than `thinking.budget_tokens`.")
     tools = body.get("tools")
     for index, tool in enumerate(tools if isinstance(tools, list) else []):
         if isinstance(tool, dict) and "input_schema" in tool and not schema_is_valid(tool["input_schema"]):
