@@ -90,7 +90,25 @@ def test_the_lesson_refuses_what_the_api_itself_accepts(messages, expected):
 def test_real_api_mode_wants_tool_use_ids_unique_within_the_message_the_api_merges():
     twice = [user("hi"), assistant([call("toolu_a")]), assistant([call("toolu_a")]),
              user([result("toolu_a"), result("toolu_a")])]
-    assert check_messages(twice, "real-api")[0] == "messages.2.content.0: `tool_use` ids must be unique"
+    assert check_messages(twice, "real-api")[0] == "messages.1.content.1: `tool_use` ids must be unique"
+
+
+def test_real_api_mode_numbers_blocks_as_the_api_does_after_merging_a_roles_messages():
+    stray = [user("hi"), user([result("toolu_x")])]
+    assert check_messages(stray, "real-api")[0].startswith("messages.0.content.1: unexpected `tool_use_id` found")
+    assert check_messages(stray, "lesson")[0].startswith("messages: roles must alternate")
+    split = [user("hi"), assistant([text("Two calls.")]), assistant([call("toolu_a"), call("toolu_b")]),
+             user([result("toolu_a")]), user([text("and"), result("toolu_b")])]
+    assert check_messages(split, "real-api") == [
+        "messages.2: Did not find 2 `tool_result` block(s) at the beginning of this message. Messages following "
+        "`tool_use` blocks must begin with a matching number of `tool_result` blocks."]
+    checker = RequestChecker("real-api")  # checked again from its last turn, the numbers are the same
+    answered = split[:3] + [user([result("toolu_a"), result("toolu_b")])]
+    assert checker.check(answered) == []
+    later = answered + [assistant([call("toolu_c")]), user("hi"), user([result("toolu_c")])]
+    assert checker.check(later) == check_messages(later, "real-api") == [
+        "messages.4: Did not find 1 `tool_result` block(s) at the beginning of this message. Messages following "
+        "`tool_use` blocks must begin with a matching number of `tool_result` blocks."]
 
 
 def test_real_api_mode_wants_a_server_tools_call_answered_in_its_own_message_unless_it_is_the_paused_last():

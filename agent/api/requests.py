@@ -31,7 +31,7 @@ from operator import itemgetter
 from typing import Any
 
 from agent.api import limits, schema, signing, watched
-from agent.api.rules import ID_PATTERN, Turn, blocks_of, check_final, check_pair, message_problems
+from agent.api.rules import ID_PATTERN, Turn, check_final, check_pair, message_problems
 
 MODES = ("lesson", "real-api")
 __all__ = ["API_VERSIONS", "ID_PATTERN", "LATEST_VERSION", "MODES", "OLD_VERSION", "RequestChecker", "RequestRejected",
@@ -113,6 +113,7 @@ class RequestChecker:
         # What the last accepted request proved: messages before `_settled` pass every rule that a later
         # message cannot change; the lists below are what `_unchanged` compares the next request with.
         self._settled = 0
+        self._settled_number = 0  # the API's number for the message at `_settled` (real-API mode merges)
         self._length = 0
         self._ids: list[tuple[int, str]] = []  # (message index, tool_use id), in order
         self._id_set: set[str] = set()
@@ -257,20 +258,21 @@ class RequestChecker:
                 kind = block.get("type")
                 if kind == "tool_use" and isinstance(block.get("id"), str):
                     if block["id"] in (self._id_set if self.mode == "lesson" else turn_ids):
-                        problems.append(f"messages.{i}.content.{j}: `tool_use` ids must be unique")
+                        problems.append(f"{turn.at(i, j)}: `tool_use` ids must be unique")
                     turn_ids.add(block["id"])
                     self._ids.append((i, block["id"]))
                     self._id_set.add(block["id"])
                 elif kind == "thinking" and not self._signature_ok(block):
-                    problems.append(f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block")
+                    problems.append(f"{turn.at(i, j)}: Invalid `signature` in `thinking` block")
             previous = last = turn
         if last is not None:
             check_final(last, self.mode, problems)
-            self._settled = last.first
+            self._settled, self._settled_number = last.first, last.number
         return problems
 
     def _turns(self, messages: list[Any], start: int, problems: list[str]) -> Any:
         current: Turn | None = None
+        number = self._settled_number if start else 0  # real-API mode: the next turn's number once merged
         known = self._length  # the last accepted request's length: its user messages passed on their own
         for i in range(start, len(messages)):
             if i < known and messages[i].get("role") == "user":  # no rule of one user message hangs on its place
@@ -285,12 +287,13 @@ class RequestChecker:
                     problems.append(f'messages: roles must alternate between "user" and "assistant", but '
                                     f'found multiple "{role}" roles in a row')
                     yield current
-                    current = Turn(role, i)
+                    current = Turn(role, i, i)
             else:
                 if current is not None:
                     yield current
-                current = Turn(role, i)
-            current.blocks.extend((i, j, block) for j, block in enumerate(blocks_of(messages[i]["content"])))
+                current = Turn(role, i, i if self.mode == "lesson" else number)
+                number += 1
+            current.add(i, messages[i]["content"])
         if current is not None:
             yield current
 
@@ -301,9 +304,9 @@ class RequestChecker:
         if self.mode == "real-api":
             while first > 0 and messages[first - 1].get("role") == role:
                 first -= 1
-        turn = Turn(role, first)
+        turn = Turn(role, first, first if self.mode == "lesson" else self._settled_number - 1)
         for i in range(first, start):
-            turn.blocks.extend((i, j, block) for j, block in enumerate(blocks_of(messages[i].get("content"))))
+            turn.add(i, messages[i].get("content"))
         return turn
 
     def _thinking_problems(self, messages: list[Any], enabled: bool) -> list[str]:

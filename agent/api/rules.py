@@ -31,8 +31,21 @@ class Turn:
     """`user` or `assistant`."""
     first: int
     """Index of its first message in the request."""
+    number: int
+    """Its index as the API numbers messages after merging: `first` in lesson mode, which merges nothing."""
     blocks: list[tuple[int, int, Any]] = field(default_factory=list)
     """(message index, block index, block) for every block, in order."""
+    offsets: dict[int, int] = field(default_factory=dict)
+    """Message index -> how many of the turn's blocks come before that message's."""
+
+    def add(self, i: int, content: Any) -> None:
+        """Message i's blocks, as the next part of this turn."""
+        self.offsets[i] = len(self.blocks)
+        self.blocks.extend((i, j, block) for j, block in enumerate(blocks_of(content)))
+
+    def at(self, i: int, j: int) -> str:
+        """The path of message i's block j, numbered as the API numbers the merged message."""
+        return f"messages.{self.number}.content.{self.offsets.get(i, 0) + j}"
 
 
 def blocks_of(content: Any) -> list[Any]:
@@ -124,7 +137,7 @@ def check_pair(before: Turn | None, turn: Turn, problems: list[str]) -> None:
             tool_use_id = block.get("tool_use_id")
             if tool_use_id not in asked:
                 problems.append(
-                    f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                    f"{turn.at(i, j)}: unexpected `tool_use_id` found in `tool_result` blocks: "
                     f"{tool_use_id}. Each `tool_result` block must have a corresponding `tool_use` block "
                     "in the previous message.")
             answered.append(tool_use_id)
@@ -132,7 +145,7 @@ def check_pair(before: Turn | None, turn: Turn, problems: list[str]) -> None:
         unanswered(before, answered, problems)
         if leading < len(asked) and all(tool_id in answered for tool_id in asked):
             problems.append(
-                f"messages.{turn.first}: Did not find {len(asked)} `tool_result` block(s) at the beginning "
+                f"messages.{turn.number}: Did not find {len(asked)} `tool_result` block(s) at the beginning "
                 "of this message. Messages following `tool_use` blocks must begin with a matching number "
                 "of `tool_result` blocks.")
 
@@ -143,7 +156,7 @@ def unanswered(before: Turn, answered: list[Any], problems: list[str]) -> None:
                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") not in answered]
     if missing:
         problems.append(
-            f"messages.{before.first}: `tool_use` ids were found without `tool_result` blocks immediately "
+            f"messages.{before.number}: `tool_use` ids were found without `tool_result` blocks immediately "
             f"after: {', '.join(map(str, missing))}. Each `tool_use` block must have a corresponding "
             "`tool_result` block in the next message.")
 
