@@ -82,13 +82,16 @@ def as_message_list(messages: Any) -> Any:
 class RequestChecker:
     """Checks each request of one conversation against the API's rules."""
 
-    def __init__(self, mode: str = "lesson", version: str = LATEST_VERSION, *, verify_signatures: bool = True) -> None:
+    def __init__(self, mode: str = "lesson", version: str = LATEST_VERSION, *, verify_signatures: bool = True,
+                 betas: tuple[str, ...] = ()) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         if version not in API_VERSIONS:
             raise ValueError(f"version must be one of {', '.join(API_VERSIONS)}, not {version!r}")
         self.mode, self.version = mode, version
         self.verify_signatures = verify_signatures
+        self.betas = tuple(betas)
+        """The betas the request names (`anthropic-beta`): with any, the body is checked against the beta types."""
         """Whether a thinking block's signature must be the sandbox's (or one a script gave) for its text."""
         self.checked = 0
         """Requests checked so far."""
@@ -100,6 +103,12 @@ class RequestChecker:
         """(thinking, signature) pairs a script gave: a recorded real run's signatures hold for their text."""
         self._accepted_body: dict[str, Any] | None = None
         self._reset()
+
+    def use_betas(self, betas: tuple[str, ...]) -> None:
+        """Check the next requests as naming these betas; what was proved under the others is proved again."""
+        if tuple(betas) != self.betas:
+            self.betas, self._accepted_body = tuple(betas), None
+            self._reset()
 
     def trust(self, blocks: list[Any]) -> None:
         """Accept the signatures these (served) thinking blocks carry, for exactly their text."""
@@ -192,7 +201,7 @@ class RequestChecker:
         """
         if body == self._accepted_body:
             return
-        problems = schema.body_problems(body, sampling=self.version == OLD_VERSION)
+        problems = schema.body_problems(body, sampling=self.version == OLD_VERSION, beta=bool(self.betas))
         if not problems and self.mode == "real-api":
             problems = limits.field_problems(body)
         if problems:
@@ -211,7 +220,7 @@ class RequestChecker:
             return self.check(body)
         if not isinstance(body, dict):
             return ["body: a request is a JSON object with a messages list"]
-        problems = schema.body_problems(body, endpoint, sampling=self.version == OLD_VERSION)
+        problems = schema.body_problems(body, endpoint, sampling=self.version == OLD_VERSION, beta=bool(self.betas))
         if self.mode == "real-api" and not problems:
             problems = limits.field_problems(body) + limits.size_problems(body)
         if "messages" in body:
@@ -278,7 +287,7 @@ class RequestChecker:
             if i < known and messages[i].get("role") == "user":  # no rule of one user message hangs on its place
                 role = "user"
             else:
-                own, role = message_problems(messages, i, self.mode, self.version)
+                own, role = message_problems(messages, i, self.mode, self.version, bool(self.betas))
                 problems.extend(own)
             if role is None:
                 continue
@@ -354,6 +363,8 @@ def check_messages(messages: Any, mode: str = "lesson", version: str = LATEST_VE
     return RequestChecker(mode, version).check(messages)
 
 
-def check_body(body: Any, mode: str = "lesson", version: str = LATEST_VERSION, endpoint: str = "create") -> list[str]:
-    """Every problem with a Messages API request body (or a bare messages list), checked from scratch."""
-    return RequestChecker(mode, version).check_body(body, endpoint)
+def check_body(body: Any, mode: str = "lesson", version: str = LATEST_VERSION, endpoint: str = "create",
+               betas: tuple[str, ...] = ()) -> list[str]:
+    """Every problem with a Messages API request body (or a bare messages list), checked from scratch; `betas`
+    are the betas it names (its `anthropic-beta` header)."""
+    return RequestChecker(mode, version, betas=betas).check_body(body, endpoint)

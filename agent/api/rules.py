@@ -58,12 +58,13 @@ def blocks_of(content: Any) -> list[Any]:
 _blocks = blocks_of
 
 
-def message_problems(messages: list[Any], i: int, mode: str, version: str) -> tuple[list[str], str | None]:
-    """Problems of message i on its own, and its role if it has a usable one."""
+def message_problems(messages: list[Any], i: int, mode: str, version: str,
+                     beta: bool = False) -> tuple[list[str], str | None]:
+    """Problems of message i on its own (against the beta types when `beta`), and its role if it has a usable one."""
     message = messages[i]
     if isinstance(message, dict) and message.get("role") == "system":
         return [SYSTEM_ROLE], None
-    problems = schema.problems(message, schema.message_node(), f"messages.{i}")
+    problems = schema.problems(message, schema.message_node(beta), f"messages.{i}")
     if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
         return problems, None
     role, content = message["role"], message.get("content")

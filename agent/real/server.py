@@ -36,7 +36,7 @@ from starlette.routing import BaseRoute, Route
 from agent.api.error_types import STATUS_OF_TYPE
 from agent.api.requests import LATEST_VERSION, MODES, RequestChecker, RequestRejected
 from agent.models.fake import FakeModel, ScriptExhausted
-from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, checked_request, log_note
+from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, betas_of, checked_request, log_note
 from agent.real.http_transport import AnswerCut, ApiHttpServer, serving_in_thread
 from agent.real.models import model_list, model_named, unknown_model
 from agent.real.server_faults import ServerFault, fault_for
@@ -152,12 +152,13 @@ class StandInServer(ApiHttpServer):
         """Told of each `messages` or `count_tokens` body this server answered and its answer (or ApiError)."""
         super().__init__((host, port), _Routes(self).table(), log)
 
-    def answer(self, body: Any, version: str = LATEST_VERSION) -> dict[str, Any]:
-        """The message that answers a checked request body, or ApiError; `version` is the `anthropic-version`.
+    def answer(self, body: Any, version: str = LATEST_VERSION, betas: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The message that answers a checked request body, or ApiError; `version` is the `anthropic-version`,
+        `betas` the betas its `anthropic-beta` header names.
 
         A thread's `continue` is answered as the whole conversation it stands for (`agent.real.threads`).
         """
-        return self._told("messages", body, lambda: self._answer(body, version))
+        return self._told("messages", body, lambda: self._answer(body, version, betas))
 
     def _told(self, endpoint: str, body: Any, answer: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """`answer()`'s result, with `on_answer` told of it (or of the ApiError raised)."""
@@ -171,7 +172,7 @@ class StandInServer(ApiHttpServer):
             self.on_answer(endpoint, body, result)
         return result
 
-    def _answer(self, body: Any, version: str) -> dict[str, Any]:
+    def _answer(self, body: Any, version: str, betas: tuple[str, ...]) -> dict[str, Any]:
         if not isinstance(body, dict):  # `check-request` takes a bare messages list; the API takes an object only
             raise ApiError(400, "invalid_request_error", "body: a request is a JSON object with a messages list")
         try:
@@ -181,7 +182,7 @@ class StandInServer(ApiHttpServer):
         message = None
         try:
             message = self._answer_whole({**whole, **({"thread": body["thread"]} if "thread" in body else {})},
-                                         version)
+                                         version, betas)
         finally:
             self.threads.close(body, continued, message)
         return message
@@ -195,8 +196,8 @@ class StandInServer(ApiHttpServer):
         held = self.threads.held(thread.get("previous_message_id")) if isinstance(thread, dict) else None
         return assistant_turns(held + messages if held is not None else messages) + 1
 
-    def _answer_whole(self, body: Any, version: str) -> dict[str, Any]:
-        problems = self._checker(version).check_body(body)
+    def _answer_whole(self, body: Any, version: str, betas: tuple[str, ...]) -> dict[str, Any]:
+        problems = self._checker(version, betas).check_body(body)
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
         self._require_known_model(body)
@@ -204,7 +205,7 @@ class StandInServer(ApiHttpServer):
         index = self.picker.entry_index(messages)
         if self.match_recorded and (differs := recorded_difference(self.script, index, messages)):
             raise ApiError(400, "invalid_request_error", differs)
-        model = FakeModel(self.script, mode=self.mode, calls=index, version=version)
+        model = FakeModel(self.script, mode=self.mode, calls=index, version=version, betas=betas)
         try:
             reply = model.create(messages, system=body.get("system", ""), tools=body.get("tools"),
                                  max_tokens=body.get("max_tokens", 1024),
@@ -234,21 +235,21 @@ class StandInServer(ApiHttpServer):
         if self.strict_models and (unknown := unknown_model(body)):
             raise ApiError(404, "not_found_error", unknown)
 
-    def _checker(self, version: str) -> RequestChecker:
+    def _checker(self, version: str, betas: tuple[str, ...] = ()) -> RequestChecker:
         """A checker for one request, which trusts the thinking signatures the script itself gives."""
-        checker = RequestChecker(self.mode, version)
+        checker = RequestChecker(self.mode, version, betas=betas)
         for entry in self.script.replies:
             checker.trust(entry.get("content") or [])
         return checker
 
-    def count_tokens(self, body: Any, version: str = LATEST_VERSION) -> dict[str, Any]:
+    def count_tokens(self, body: Any, version: str = LATEST_VERSION, betas: tuple[str, ...] = ()) -> dict[str, Any]:
         """The estimated input tokens of a checked count_tokens body (which takes no `max_tokens`), or ApiError."""
-        return self._told("count_tokens", body, lambda: self._count_tokens(body, version))
+        return self._told("count_tokens", body, lambda: self._count_tokens(body, version, betas))
 
-    def _count_tokens(self, body: Any, version: str) -> dict[str, Any]:
+    def _count_tokens(self, body: Any, version: str, betas: tuple[str, ...]) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise ApiError(400, "invalid_request_error", "body: a request is a JSON object with a messages list")
-        problems = self._checker(version).check_body(body, endpoint="count_tokens")
+        problems = self._checker(version, betas).check_body(body, endpoint="count_tokens")
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
         self._require_known_model(body)
@@ -286,7 +287,7 @@ class _Routes:
 
     async def count_tokens(self, request: Request) -> Response:
         parsed, version = checked_request(request.headers, await request.body())
-        counted = self.server.count_tokens(parsed, version)
+        counted = self.server.count_tokens(parsed, version, betas_of(request.headers))
         log_note(request, "count_tokens (estimate)")
         return ApiJSONResponse(counted, headers={"x-token-count": ESTIMATE_NOTE})
 
@@ -304,7 +305,7 @@ class _Routes:
             log_note(request, f"fault on demand: {fault.status} {fault.kind}")
             raise error
         try:
-            message = self.server.answer(parsed, version)
+            message = self.server.answer(parsed, version, betas_of(request.headers))
         except ApiError as error:
             if error.mid_stream and streaming:
                 log_note(request, f"stream broken by an error event: {error.kind}")

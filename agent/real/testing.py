@@ -153,7 +153,7 @@ class FakeModelTransport:
         """Answer a model name the SDK does not list with the API's 404, as `StandInServer.strict_models`."""
 
     def handle_request(self, request: Any) -> Any:
-        from agent.real.api_errors import ApiError, checked_request
+        from agent.real.api_errors import ApiError, betas_of, checked_request
 
         http = sys.modules[type(request).__module__.split(".")[0]]  # answer in the client's own module's types
         body: Any = None
@@ -161,7 +161,7 @@ class FakeModelTransport:
             if request.method != "POST" or request.url.path.rstrip("/") != "/v1/messages":
                 raise ApiError(404, "not_found_error", f"{request.method} {request.url.path}: Not Found")
             body, version = checked_request(request.headers, request.read())
-            self._use_version(version)
+            self._use_version(version, betas_of(request.headers))
             message = self._answer(body)
         except ApiError as error:
             if self.on_answer is not None:
@@ -176,10 +176,11 @@ class FakeModelTransport:
                                  content=_event_bytes(message))
         return http.Response(200, json=message, request=request)
 
-    def _use_version(self, version: str) -> None:
-        """Apply the rules of the request's `anthropic-version`, as the server does; a client sends one throughout."""
+    def _use_version(self, version: str, betas: tuple[str, ...] = ()) -> None:
+        """Apply the rules of the request's `anthropic-version` and betas, as the server does."""
         if version != self.model.version:  # the script plays on from where it was
             self.model = FakeModel(self.model.script, mode=self.model.mode, calls=self.model.calls, version=version)
+        self.model.use_betas(betas)  # the model, and the thread it holds, stay
 
     def _answer(self, body: dict[str, Any]) -> dict[str, Any]:
         from agent.api.error_types import STATUS_OF_TYPE
