@@ -22,6 +22,8 @@ def check_request(exchange):
             "--api-version", exchange["version"]]
     if "count_tokens" in exchange["endpoint"]:
         args.append("--count-tokens")
+    for beta in exchange.get("betas", []):  # the anthropic-beta header as recorded
+        args += ["--beta", beta]
     return subprocess.run(args, input=json.dumps(exchange["body"]), capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
 
