@@ -96,3 +96,21 @@ def test_the_stand_in_plays_any_model_unless_told_to_answer_as_the_api_does(stan
         strict.messages.create(model="claude-imaginary-9", **ask)
     assert refused.value.body["error"] == {"type": "not_found_error", "message": "model: claude-imaginary-9"}
     assert strict.messages.create(model=model_names()[0], **ask).content[0].text == "hi"
+
+
+def test_with_thinking_on_real_api_mode_judges_the_merged_turns_before_the_last_tool_results():
+    call = {"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 2, "b": 3}}
+    answer = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}
+    split_turn = [{"role": "user", "content": "What is 2 + 3?"},
+                  {"role": "assistant", "content": [thought("Add them.", signing.sign("Add them.")),
+                                                    {"type": "text", "text": "Adding."}]},
+                  {"role": "assistant", "content": [call]}, answer]
+    assert check_body(body(split_turn, thinking=THINKING_ON), "real-api") == []
+    dropped = [{"role": "user", "content": "What is 2 + 3?"}, {"role": "assistant", "content": [call]}, answer,
+               {"role": "user", "content": "and then?"}]
+    assert check_body(body(dropped, thinking=THINKING_ON), "real-api")[0].startswith(
+        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`.")
+    prefill = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "So"}]},
+               {"role": "assistant", "content": [thought("x", signing.sign("x")), {"type": "text", "text": "ok"}]}]
+    assert check_body(body(prefill), "real-api")[0].startswith(
+        "messages.1.content.1: When thinking is disabled, an `assistant` message in the final position")

@@ -31,7 +31,7 @@ from operator import itemgetter
 from typing import Any
 
 from agent.api import limits, schema, signing, watched
-from agent.api.rules import ID_PATTERN, Turn, check_final, check_pair, message_problems
+from agent.api.rules import ID_PATTERN, Turn, blocks_of, check_final, check_pair, message_problems
 
 MODES = ("lesson", "real-api")
 __all__ = ["API_VERSIONS", "ID_PATTERN", "LATEST_VERSION", "MODES", "OLD_VERSION", "RequestChecker", "RequestRejected",
@@ -123,6 +123,7 @@ class RequestChecker:
         # message cannot change; the lists below are what `_unchanged` compares the next request with.
         self._settled = 0
         self._settled_number = 0  # the API's number for the message at `_settled` (real-API mode merges)
+        self._final_number = 0  # ... and for the last message of the request checked last
         self._length = 0
         self._ids: list[tuple[int, str]] = []  # (message index, tool_use id), in order
         self._id_set: set[str] = set()
@@ -277,6 +278,7 @@ class RequestChecker:
         if last is not None:
             check_final(last, self.mode, problems)
             self._settled, self._settled_number = last.first, last.number
+            self._final_number = last.number
         return problems
 
     def _turns(self, messages: list[Any], start: int, problems: list[str]) -> Any:
@@ -290,6 +292,11 @@ class RequestChecker:
                 own, role = message_problems(messages, i, self.mode, self.version, bool(self.betas))
                 problems.extend(own)
             if role is None:
+                if self.mode == "real-api":  # a message the schema refused keeps its own number and merges with none
+                    number += 1
+                    if current is not None:
+                        yield current
+                    current = None
                 continue
             if current is not None and current.role == role:
                 if self.mode == "lesson":
@@ -318,6 +325,19 @@ class RequestChecker:
             turn.add(i, messages[i].get("content"))
         return turn
 
+    def _turn_start(self, messages: list[Any], end: int) -> int:
+        """The first message of the turn that message `end` belongs to: real-API mode merges a role's run."""
+        first, role = end, messages[end].get("role") if isinstance(messages[end], dict) else None
+        while self.mode == "real-api" and first > 0 and isinstance(messages[first - 1], dict) \
+                and messages[first - 1].get("role") == role:
+            first -= 1
+        return first
+
+    @staticmethod
+    def _blocks_at(messages: list[Any], i: int) -> list[Any]:
+        message = messages[i]
+        return blocks_of(message.get("content")) if isinstance(message, dict) else []
+
     def _thinking_problems(self, messages: list[Any], enabled: bool) -> list[str]:
         """The thinking rules that hang on whether the request turns thinking on (constant time: the tail only).
 
@@ -335,24 +355,28 @@ class RequestChecker:
         """
         if not messages or not all(isinstance(m, dict) for m in messages[-2:]):
             return []
-        last = messages[-1]
-        blocks = last.get("content") if isinstance(last.get("content"), list) else []
-        if enabled and last.get("role") == "user" and len(messages) >= 2 and blocks \
+        # Real-API mode judges the merged turns, numbered as the API numbers them; lesson mode has one message a turn.
+        last_first = self._turn_start(messages, len(messages) - 1)
+        number = self._final_number if self.mode == "real-api" else len(messages) - 1
+        role = messages[-1].get("role")
+        blocks = [b for i in range(last_first, len(messages)) for b in self._blocks_at(messages, i)]
+        if enabled and role == "user" and last_first >= 1 and blocks \
                 and isinstance(blocks[0], dict) and blocks[0].get("type") == "tool_result":
-            before = messages[-2].get("content")
-            first = before[0] if isinstance(before, list) and before else None
+            before_first = self._turn_start(messages, last_first - 1)
+            before = [b for i in range(before_first, last_first) for b in self._blocks_at(messages, i)]
+            first = before[0] if before else None
             found = first.get("type") if isinstance(first, dict) else "text"
             if found not in ("thinking", "redacted_thinking"):
-                return [f"messages.{len(messages) - 2}.content.0.type: Expected `thinking` or `redacted_thinking`, "
+                return [f"messages.{number - 1}.content.0.type: Expected `thinking` or `redacted_thinking`, "
                         f"but found `{found}`. When `thinking` is enabled, a final `assistant` message must start "
                         "with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` "
                         "blocks). We recommend you include thinking blocks from previous turns. To avoid this "
                         "requirement, disable `thinking`. Please consult our documentation at "
                         "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"]
-        if not enabled and self.mode == "real-api" and last.get("role") == "assistant":
+        if not enabled and self.mode == "real-api" and role == "assistant":
             for j, block in enumerate(blocks):
                 if isinstance(block, dict) and block.get("type") in ("thinking", "redacted_thinking"):
-                    return [f"messages.{len(messages) - 1}.content.{j}: When thinking is disabled, an `assistant` "
+                    return [f"messages.{number}.content.{j}: When thinking is disabled, an `assistant` "
                             "message in the final position cannot contain `thinking`. To use thinking blocks, "
                             "enable `thinking` in your request."]
         return []
