@@ -161,7 +161,8 @@ def cmd_check_request(args: argparse.Namespace) -> int:
         body = parse_json(read_limited(sys.stdin.buffer, "-"), "-")  # "-" names standard input, as typed
     else:
         body = load_json_file(args.file)
-    problems = check_body(body, args.mode, args.api_version, "count_tokens" if args.count_tokens else "create")
+    problems = check_body(body, args.mode, args.api_version, "count_tokens" if args.count_tokens else "create",
+                          tuple(args.beta or ()))
     for problem in problems:
         print(f"bad request: {printable(problem, len(problem))}")  # one line, whatever a field name holds
     if not problems:
@@ -243,6 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--api-version", choices=API_VERSIONS, default=LATEST_VERSION,
                        help="the anthropic-version whose rules apply (default: what the SDK sends)")
     check.add_argument("--count-tokens", action="store_true", help="check it as a /v1/messages/count_tokens body")
+    check.add_argument("--beta", action="append", metavar="NAME",
+                       help="a beta the request names in anthropic-beta (repeatable): check it against the beta types")
     check.set_defaults(handler=cmd_check_request)
 
     loop = commands.add_parser("check-loop", help="check your own run_agent (the exercise) against the scripts")

@@ -6,7 +6,11 @@ the SDK. This module reads the SDK's TypedDicts (`MessageCreateParams`,
 and writes the same JSON, so a test can say when the SDK has moved and the file
 is stale. To bring the file up to date after upgrading the SDK:
 
-    python tests/sdk_schema.py        # rewrites agent/api/api_schema.json
+    python tests/sdk_schema.py        # rewrites agent/api/api_schema.json and api_beta_schema.json
+
+The beta request types (`anthropic.types.beta`: what `client.beta.messages` sends) go to
+their own file, read the same way; their top-level names get a `Beta` prefix, as every
+other beta type already has, so the two files' definitions never clash.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 import typing_extensions
 
 SCHEMA_FILE = Path(__file__).resolve().parent.parent / "agent" / "api" / "api_schema.json"
+BETA_SCHEMA_FILE = SCHEMA_FILE.with_name("api_beta_schema.json")
 LIST_ORIGINS = (list, collections.abc.Iterable, collections.abc.Sequence, tuple, set, frozenset)
 MAP_ORIGINS = (dict, collections.abc.Mapping)
 
@@ -143,6 +148,26 @@ def read_sdk_schema() -> dict[str, Any]:
             "create": create, "count_tokens": count, "definitions": reader.definitions}
 
 
+def read_sdk_beta_schema() -> dict[str, Any]:
+    """The beta request schema (`client.beta.messages.create` and `.count_tokens`) as the installed SDK gives it."""
+    import anthropic
+    from anthropic.types.beta import message_count_tokens_params, message_create_params
+
+    reader = _Reader()
+    names = {}
+    for endpoint, params in (("create", message_create_params.MessageCreateParamsBase),
+                             ("count_tokens", message_count_tokens_params.MessageCountTokensParams)):
+        name = reader.define(params)
+        spec = reader.definitions.pop(name)
+        spec["fields"].pop("betas", None)  # the SDK sends `betas` as the anthropic-beta header, not in the body
+        spec["required"] = [key for key in spec["required"] if key != "betas"]
+        names[endpoint] = f"Beta{name}"
+        reader.definitions[names[endpoint]] = spec
+    reader.definitions[names["create"]]["fields"]["stream"] = "bool"
+    return {"sdk_version": anthropic.__version__, "api_version": anthropic._constants.ANTHROPIC_API_VERSION,
+            **names, "definitions": reader.definitions}
+
+
 def schema_text(schema: dict[str, Any]) -> str:
     """The file's text: one definition a line, so a diff shows what the SDK changed."""
     lines = ["{"]
@@ -159,4 +184,5 @@ def schema_text(schema: dict[str, Any]) -> str:
 
 if __name__ == "__main__":
     SCHEMA_FILE.write_text(schema_text(read_sdk_schema()))
-    print(f"wrote {SCHEMA_FILE}", file=sys.stderr)
+    BETA_SCHEMA_FILE.write_text(schema_text(read_sdk_beta_schema()))
+    print(f"wrote {SCHEMA_FILE} and {BETA_SCHEMA_FILE}", file=sys.stderr)

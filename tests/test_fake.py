@@ -117,12 +117,18 @@ def test_the_system_prompt_is_checked_as_the_api_checks_it():
 def test_with_thinking_on_a_tool_loop_that_drops_the_thinking_is_refused(kind):
     fake = model(reply("tool_use", tool_use("t1")), reply("end_turn", text("5")), mode="real-api")
     on = {"type": kind, "budget_tokens": 1024} if kind == "enabled" else {"type": kind}
-    first = fake.create([{"role": "user", "content": "go"}], thinking=on)
+    first = fake.create([{"role": "user", "content": "go"}], thinking=on, max_tokens=2048)
     with pytest.raises(RequestRejected, match=r"^messages\.1\.content\.0\.type: Expected `thinking` or "
                                               r"`redacted_thinking`, but found `tool_use`"):
         fake.create([{"role": "user", "content": "go"}, {"role": "assistant", "content": first["content"]},
                      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "5"}]}],
-                    thinking=on)
+                    thinking=on, max_tokens=2048)
+
+
+def test_in_real_api_mode_the_thinking_budget_must_leave_room_in_max_tokens():
+    fake = model(reply("end_turn", text("hi")), mode="real-api")
+    with pytest.raises(RequestRejected, match=r"^`max_tokens` must be greater than `thinking.budget_tokens`\.$"):
+        fake.create([{"role": "user", "content": "go"}], thinking={"type": "enabled", "budget_tokens": 1024})
 
 
 def test_a_changed_thinking_block_is_named_where_the_loop_put_it():

@@ -46,7 +46,6 @@ def test_a_good_conversation_passes_in_both_modes(mode):
      'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" '
      'as an input message role.'),
     ([user("hi"), {"role": "tool", "content": "3"}], "messages.1.role: Input should be 'user' or 'assistant'"),
-    ([assistant("Hello"), user("hi")], 'messages: first message must use the "user" role'),
     ([user("hi"), assistant([call("toolu_a"), call("toolu_b")]), user([text("well?")])],
      "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a, toolu_b. "
      "Each `tool_use` block must have a corresponding `tool_result` block in the next message."),
@@ -56,9 +55,6 @@ def test_a_good_conversation_passes_in_both_modes(mode):
     ([user("hi"), assistant([call("toolu_a")]), user([text("here:"), result("toolu_a")])],
      "messages.2: Did not find 1 `tool_result` block(s) at the beginning of this message. Messages following "
      "`tool_use` blocks must begin with a matching number of `tool_result` blocks."),
-    ([user("hi"), assistant([call("toolu_a")]), user([result("toolu_a")]), assistant([call("toolu_a")]),
-      user([result("toolu_a")])],
-     "messages.3.content.0: `tool_use` ids must be unique"),
     ([user("hi"), assistant([call("toolu 1")]), user([result("toolu 1")])],
      "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"),
     ([user("hi"), assistant([]), user("again")],
@@ -76,6 +72,54 @@ def test_a_good_conversation_passes_in_both_modes(mode):
 ])
 def test_each_rule_names_its_place_in_the_apis_words(mode, messages, expected):
     assert check_messages(messages, mode)[0] == expected
+
+
+@pytest.mark.parametrize("messages, expected", [
+    ([assistant("Hello"), user("hi")], 'messages: first message must use the "user" role'),
+    ([user("hi"), assistant([call("toolu_a")]), user([result("toolu_a")]), assistant([call("toolu_a")]),
+      user([result("toolu_a")])],
+     "messages.3.content.0: `tool_use` ids must be unique"),
+    ([user("hi"), assistant([text(" "), call("toolu_a")]), user([result("toolu_a")])],
+     "messages: text content blocks must contain non-whitespace text"),
+])
+def test_the_lesson_refuses_what_the_api_itself_accepts(messages, expected):
+    assert check_messages(messages, "lesson")[0] == expected
+    assert check_messages(messages, "real-api") == []
+
+
+def test_real_api_mode_wants_tool_use_ids_unique_within_the_message_the_api_merges():
+    twice = [user("hi"), assistant([call("toolu_a")]), assistant([call("toolu_a")]),
+             user([result("toolu_a"), result("toolu_a")])]
+    assert check_messages(twice, "real-api")[0] == "messages.1.content.1: `tool_use` ids must be unique"
+
+
+def test_real_api_mode_numbers_blocks_as_the_api_does_after_merging_a_roles_messages():
+    stray = [user("hi"), user([result("toolu_x")])]
+    assert check_messages(stray, "real-api")[0].startswith("messages.0.content.1: unexpected `tool_use_id` found")
+    assert check_messages(stray, "lesson")[0].startswith("messages: roles must alternate")
+    split = [user("hi"), assistant([text("Two calls.")]), assistant([call("toolu_a"), call("toolu_b")]),
+             user([result("toolu_a")]), user([text("and"), result("toolu_b")])]
+    assert check_messages(split, "real-api") == [
+        "messages.2: Did not find 2 `tool_result` block(s) at the beginning of this message. Messages following "
+        "`tool_use` blocks must begin with a matching number of `tool_result` blocks."]
+    checker = RequestChecker("real-api")  # checked again from its last turn, the numbers are the same
+    answered = split[:3] + [user([result("toolu_a"), result("toolu_b")])]
+    assert checker.check(answered) == []
+    later = answered + [assistant([call("toolu_c")]), user("hi"), user([result("toolu_c")])]
+    assert checker.check(later) == check_messages(later, "real-api") == [
+        "messages.4: Did not find 1 `tool_result` block(s) at the beginning of this message. Messages following "
+        "`tool_use` blocks must begin with a matching number of `tool_result` blocks."]
+
+
+def test_real_api_mode_wants_a_server_tools_call_answered_in_its_own_message_unless_it_is_the_paused_last():
+    search = {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "x"}}
+    found = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []}
+    unanswered = [user("hi"), assistant([search]), user("go on")]
+    assert check_messages(unanswered, "real-api") == [
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: srvtoolu_01. "
+        "Each `tool_use` block must have a corresponding `tool_result` block in the next message."]
+    assert check_messages([user("hi"), assistant([search, found, text("Found it.")]), user("go on")], "real-api") == []
+    assert check_messages([user("hi"), assistant([search])], "real-api") == []  # pause_turn: sent back to go on
 
 
 def test_lesson_mode_refuses_two_user_messages_in_a_row():

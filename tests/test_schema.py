@@ -38,7 +38,7 @@ def turn(*assistant_blocks, results=None):
 
 
 def body(messages, **fields):
-    return {"model": "claude-sonnet-5", "max_tokens": 64, "messages": messages, **fields}
+    return {"model": "claude-sonnet-5", "max_tokens": 2048, "messages": messages, **fields}
 
 
 # ---- the schema is the installed SDK's ------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ import copy
 from operator import itemgetter
 from typing import Any
 
-from agent.api import schema, signing, watched
+from agent.api import limits, schema, signing, watched
 from agent.api.rules import ID_PATTERN, Turn, blocks_of, check_final, check_pair, message_problems
 
 MODES = ("lesson", "real-api")
@@ -82,13 +82,16 @@ def as_message_list(messages: Any) -> Any:
 class RequestChecker:
     """Checks each request of one conversation against the API's rules."""
 
-    def __init__(self, mode: str = "lesson", version: str = LATEST_VERSION, *, verify_signatures: bool = True) -> None:
+    def __init__(self, mode: str = "lesson", version: str = LATEST_VERSION, *, verify_signatures: bool = True,
+                 betas: tuple[str, ...] = ()) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         if version not in API_VERSIONS:
             raise ValueError(f"version must be one of {', '.join(API_VERSIONS)}, not {version!r}")
         self.mode, self.version = mode, version
         self.verify_signatures = verify_signatures
+        self.betas = tuple(betas)
+        """The betas the request names (`anthropic-beta`): with any, the body is checked against the beta types."""
         """Whether a thinking block's signature must be the sandbox's (or one a script gave) for its text."""
         self.checked = 0
         """Requests checked so far."""
@@ -100,6 +103,12 @@ class RequestChecker:
         """(thinking, signature) pairs a script gave: a recorded real run's signatures hold for their text."""
         self._accepted_body: dict[str, Any] | None = None
         self._reset()
+
+    def use_betas(self, betas: tuple[str, ...]) -> None:
+        """Check the next requests as naming these betas; what was proved under the others is proved again."""
+        if tuple(betas) != self.betas:
+            self.betas, self._accepted_body = tuple(betas), None
+            self._reset()
 
     def trust(self, blocks: list[Any]) -> None:
         """Accept the signatures these (served) thinking blocks carry, for exactly their text."""
@@ -113,6 +122,8 @@ class RequestChecker:
         # What the last accepted request proved: messages before `_settled` pass every rule that a later
         # message cannot change; the lists below are what `_unchanged` compares the next request with.
         self._settled = 0
+        self._settled_number = 0  # the API's number for the message at `_settled` (real-API mode merges)
+        self._final_number = 0  # ... and for the last message of the request checked last
         self._length = 0
         self._ids: list[tuple[int, str]] = []  # (message index, tool_use id), in order
         self._id_set: set[str] = set()
@@ -191,7 +202,9 @@ class RequestChecker:
         """
         if body == self._accepted_body:
             return
-        problems = schema.body_problems(body, sampling=self.version == OLD_VERSION)
+        problems = schema.body_problems(body, sampling=self.version == OLD_VERSION, beta=bool(self.betas))
+        if not problems and self.mode == "real-api":
+            problems = limits.field_problems(body)
         if problems:
             raise RequestRejected(problems[0], problems)
         self._accepted_body = copy.deepcopy(body)  # a copy: a tools list edited in place is checked again
@@ -208,16 +221,28 @@ class RequestChecker:
             return self.check(body)
         if not isinstance(body, dict):
             return ["body: a request is a JSON object with a messages list"]
-        problems = schema.body_problems(body, endpoint, sampling=self.version == OLD_VERSION)
+        problems = schema.body_problems(body, endpoint, sampling=self.version == OLD_VERSION, beta=bool(self.betas))
+        if self.mode == "real-api" and not problems:
+            problems = limits.field_problems(body) + limits.size_problems(body)
         if "messages" in body:
             problems += self.check(body["messages"], thinking=thinking_enabled(body))
         return problems
+
+    def require_size(self, body: dict[str, Any]) -> None:
+        """Raise RequestRejected when a whole body is over the API's size limit (real-API mode)."""
+        problems = limits.size_problems(body) if self.mode == "real-api" else []
+        if problems:
+            raise RequestRejected(problems[0], problems)
 
     def _signature_ok(self, block: dict[str, Any]) -> bool:
         text, signature = block.get("thinking"), block.get("signature")
         if not self.verify_signatures or not isinstance(text, str) or not isinstance(signature, str):
             return True  # the schema has said what is wrong with it
-        return signature == signing.sign(text) or (text, signature) in self.trusted
+        if signature == signing.sign(text) or (text, signature) in self.trusted:
+            return True
+        # The API's own signatures cannot be judged here: real-API mode refuses only a malformed one, or one of
+        # the sandbox's own on a text it was not given for.
+        return self.mode == "real-api" and signing.well_formed(signature) and not signing.issued_here(signature)
 
     def _check_from(self, messages: list[Any], start: int) -> list[str]:
         if not messages:
@@ -229,51 +254,62 @@ class RequestChecker:
         for remembered in (self._messages, self._contents, self._content_sizes):
             del remembered[start:]
         problems: list[str] = []
-        if start == 0 and isinstance(messages[0], dict) and messages[0].get("role") == "assistant":
+        if start == 0 and self.mode == "lesson" and isinstance(messages[0], dict) \
+                and messages[0].get("role") == "assistant":
             problems.append('messages: first message must use the "user" role')
         previous = self._turn_before(messages, start) if start else None
         last: Turn | None = None
         for turn in self._turns(messages, start, problems):
             check_pair(previous, turn, problems)
+            turn_ids: set[str] = set()  # real-API mode: an id is unique within the message the API merges
             for i, j, block in turn.blocks:
                 if not isinstance(block, dict):
                     continue
                 kind = block.get("type")
                 if kind == "tool_use" and isinstance(block.get("id"), str):
-                    if block["id"] in self._id_set:
-                        problems.append(f"messages.{i}.content.{j}: `tool_use` ids must be unique")
+                    if block["id"] in (self._id_set if self.mode == "lesson" else turn_ids):
+                        problems.append(f"{turn.at(i, j)}: `tool_use` ids must be unique")
+                    turn_ids.add(block["id"])
                     self._ids.append((i, block["id"]))
                     self._id_set.add(block["id"])
                 elif kind == "thinking" and not self._signature_ok(block):
-                    problems.append(f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block")
+                    problems.append(f"{turn.at(i, j)}: Invalid `signature` in `thinking` block")
             previous = last = turn
         if last is not None:
             check_final(last, self.mode, problems)
-            self._settled = last.first
+            self._settled, self._settled_number = last.first, last.number
+            self._final_number = last.number
         return problems
 
     def _turns(self, messages: list[Any], start: int, problems: list[str]) -> Any:
         current: Turn | None = None
+        number = self._settled_number if start else 0  # real-API mode: the next turn's number once merged
         known = self._length  # the last accepted request's length: its user messages passed on their own
         for i in range(start, len(messages)):
             if i < known and messages[i].get("role") == "user":  # no rule of one user message hangs on its place
                 role = "user"
             else:
-                own, role = message_problems(messages, i, self.mode, self.version)
+                own, role = message_problems(messages, i, self.mode, self.version, bool(self.betas))
                 problems.extend(own)
             if role is None:
+                if self.mode == "real-api":  # a message the schema refused keeps its own number and merges with none
+                    number += 1
+                    if current is not None:
+                        yield current
+                    current = None
                 continue
             if current is not None and current.role == role:
                 if self.mode == "lesson":
                     problems.append(f'messages: roles must alternate between "user" and "assistant", but '
                                     f'found multiple "{role}" roles in a row')
                     yield current
-                    current = Turn(role, i)
+                    current = Turn(role, i, i)
             else:
                 if current is not None:
                     yield current
-                current = Turn(role, i)
-            current.blocks.extend((i, j, block) for j, block in enumerate(blocks_of(messages[i]["content"])))
+                current = Turn(role, i, i if self.mode == "lesson" else number)
+                number += 1
+            current.add(i, messages[i]["content"])
         if current is not None:
             yield current
 
@@ -284,10 +320,23 @@ class RequestChecker:
         if self.mode == "real-api":
             while first > 0 and messages[first - 1].get("role") == role:
                 first -= 1
-        turn = Turn(role, first)
+        turn = Turn(role, first, first if self.mode == "lesson" else self._settled_number - 1)
         for i in range(first, start):
-            turn.blocks.extend((i, j, block) for j, block in enumerate(blocks_of(messages[i].get("content"))))
+            turn.add(i, messages[i].get("content"))
         return turn
+
+    def _turn_start(self, messages: list[Any], end: int) -> int:
+        """The first message of the turn that message `end` belongs to: real-API mode merges a role's run."""
+        first, role = end, messages[end].get("role") if isinstance(messages[end], dict) else None
+        while self.mode == "real-api" and first > 0 and isinstance(messages[first - 1], dict) \
+                and messages[first - 1].get("role") == role:
+            first -= 1
+        return first
+
+    @staticmethod
+    def _blocks_at(messages: list[Any], i: int) -> list[Any]:
+        message = messages[i]
+        return blocks_of(message.get("content")) if isinstance(message, dict) else []
 
     def _thinking_problems(self, messages: list[Any], enabled: bool) -> list[str]:
         """The thinking rules that hang on whether the request turns thinking on (constant time: the tail only).
@@ -306,24 +355,28 @@ class RequestChecker:
         """
         if not messages or not all(isinstance(m, dict) for m in messages[-2:]):
             return []
-        last = messages[-1]
-        blocks = last.get("content") if isinstance(last.get("content"), list) else []
-        if enabled and last.get("role") == "user" and len(messages) >= 2 and blocks \
+        # Real-API mode judges the merged turns, numbered as the API numbers them; lesson mode has one message a turn.
+        last_first = self._turn_start(messages, len(messages) - 1)
+        number = self._final_number if self.mode == "real-api" else len(messages) - 1
+        role = messages[-1].get("role")
+        blocks = [b for i in range(last_first, len(messages)) for b in self._blocks_at(messages, i)]
+        if enabled and role == "user" and last_first >= 1 and blocks \
                 and isinstance(blocks[0], dict) and blocks[0].get("type") == "tool_result":
-            before = messages[-2].get("content")
-            first = before[0] if isinstance(before, list) and before else None
+            before_first = self._turn_start(messages, last_first - 1)
+            before = [b for i in range(before_first, last_first) for b in self._blocks_at(messages, i)]
+            first = before[0] if before else None
             found = first.get("type") if isinstance(first, dict) else "text"
             if found not in ("thinking", "redacted_thinking"):
-                return [f"messages.{len(messages) - 2}.content.0.type: Expected `thinking` or `redacted_thinking`, "
+                return [f"messages.{number - 1}.content.0.type: Expected `thinking` or `redacted_thinking`, "
                         f"but found `{found}`. When `thinking` is enabled, a final `assistant` message must start "
                         "with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` "
                         "blocks). We recommend you include thinking blocks from previous turns. To avoid this "
                         "requirement, disable `thinking`. Please consult our documentation at "
                         "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"]
-        if not enabled and self.mode == "real-api" and last.get("role") == "assistant":
+        if not enabled and self.mode == "real-api" and role == "assistant":
             for j, block in enumerate(blocks):
                 if isinstance(block, dict) and block.get("type") in ("thinking", "redacted_thinking"):
-                    return [f"messages.{len(messages) - 1}.content.{j}: When thinking is disabled, an `assistant` "
+                    return [f"messages.{number}.content.{j}: When thinking is disabled, an `assistant` "
                             "message in the final position cannot contain `thinking`. To use thinking blocks, "
                             "enable `thinking` in your request."]
         return []
@@ -334,6 +387,8 @@ def check_messages(messages: Any, mode: str = "lesson", version: str = LATEST_VE
     return RequestChecker(mode, version).check(messages)
 
 
-def check_body(body: Any, mode: str = "lesson", version: str = LATEST_VERSION, endpoint: str = "create") -> list[str]:
-    """Every problem with a Messages API request body (or a bare messages list), checked from scratch."""
-    return RequestChecker(mode, version).check_body(body, endpoint)
+def check_body(body: Any, mode: str = "lesson", version: str = LATEST_VERSION, endpoint: str = "create",
+               betas: tuple[str, ...] = ()) -> list[str]:
+    """Every problem with a Messages API request body (or a bare messages list), checked from scratch; `betas`
+    are the betas it names (its `anthropic-beta` header)."""
+    return RequestChecker(mode, version, betas=betas).check_body(body, endpoint)

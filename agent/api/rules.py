@@ -31,8 +31,21 @@ class Turn:
     """`user` or `assistant`."""
     first: int
     """Index of its first message in the request."""
+    number: int
+    """Its index as the API numbers messages after merging: `first` in lesson mode, which merges nothing."""
     blocks: list[tuple[int, int, Any]] = field(default_factory=list)
     """(message index, block index, block) for every block, in order."""
+    offsets: dict[int, int] = field(default_factory=dict)
+    """Message index -> how many of the turn's blocks come before that message's."""
+
+    def add(self, i: int, content: Any) -> None:
+        """Message i's blocks, as the next part of this turn."""
+        self.offsets[i] = len(self.blocks)
+        self.blocks.extend((i, j, block) for j, block in enumerate(blocks_of(content)))
+
+    def at(self, i: int, j: int) -> str:
+        """The path of message i's block j, numbered as the API numbers the merged message."""
+        return f"messages.{self.number}.content.{self.offsets.get(i, 0) + j}"
 
 
 def blocks_of(content: Any) -> list[Any]:
@@ -45,12 +58,13 @@ def blocks_of(content: Any) -> list[Any]:
 _blocks = blocks_of
 
 
-def message_problems(messages: list[Any], i: int, mode: str, version: str) -> tuple[list[str], str | None]:
-    """Problems of message i on its own, and its role if it has a usable one."""
+def message_problems(messages: list[Any], i: int, mode: str, version: str,
+                     beta: bool = False) -> tuple[list[str], str | None]:
+    """Problems of message i on its own (against the beta types when `beta`), and its role if it has a usable one."""
     message = messages[i]
     if isinstance(message, dict) and message.get("role") == "system":
         return [SYSTEM_ROLE], None
-    problems = schema.problems(message, schema.message_node(), f"messages.{i}")
+    problems = schema.problems(message, schema.message_node(beta), f"messages.{i}")
     if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
         return problems, None
     role, content = message["role"], message.get("content")
@@ -67,7 +81,7 @@ def message_problems(messages: list[Any], i: int, mode: str, version: str) -> tu
         if kind == "text" and isinstance(block.get("text"), str):
             if block["text"] == "":
                 problems.append("messages: text content blocks must be non-empty")
-            elif not block["text"].strip():
+            elif not block["text"].strip() and not (mode == "real-api" and role == "assistant" and not final_assistant):
                 problems.append("messages: text content blocks must contain non-whitespace text")
             if version == "2026-10-21" and role == "user" and block.get("citations"):
                 # Migration guide to 2026-10-21: non-empty citations on a user's text block are refused.
@@ -83,7 +97,26 @@ def message_problems(messages: list[Any], i: int, mode: str, version: str) -> tu
         blocks = _blocks(content)
         if blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "thinking":
             problems.append("The final block in an assistant message cannot be `thinking`.")
+        if mode == "real-api" and not final_assistant:  # a final one may be a paused turn the API goes on with
+            server_calls_unanswered(i, blocks, problems)
     return problems, role
+
+
+def server_calls_unanswered(i: int, blocks: list[Any], problems: list[str]) -> None:
+    """A server tool's call (`server_tool_use`) is answered by its result block later in the same message."""
+    open_ids: list[Any] = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "server_tool_use":
+            open_ids.append(block.get("id"))
+        elif str(block.get("type")).endswith("_tool_result") and block.get("tool_use_id") in open_ids:
+            open_ids.remove(block["tool_use_id"])
+    if open_ids:
+        problems.append(
+            f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+            f"{', '.join(map(str, open_ids))}. Each `tool_use` block must have a corresponding `tool_result` "
+            "block in the next message.")
 
 
 def check_pair(before: Turn | None, turn: Turn, problems: list[str]) -> None:
@@ -105,7 +138,7 @@ def check_pair(before: Turn | None, turn: Turn, problems: list[str]) -> None:
             tool_use_id = block.get("tool_use_id")
             if tool_use_id not in asked:
                 problems.append(
-                    f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                    f"{turn.at(i, j)}: unexpected `tool_use_id` found in `tool_result` blocks: "
                     f"{tool_use_id}. Each `tool_result` block must have a corresponding `tool_use` block "
                     "in the previous message.")
             answered.append(tool_use_id)
@@ -113,7 +146,7 @@ def check_pair(before: Turn | None, turn: Turn, problems: list[str]) -> None:
         unanswered(before, answered, problems)
         if leading < len(asked) and all(tool_id in answered for tool_id in asked):
             problems.append(
-                f"messages.{turn.first}: Did not find {len(asked)} `tool_result` block(s) at the beginning "
+                f"messages.{turn.number}: Did not find {len(asked)} `tool_result` block(s) at the beginning "
                 "of this message. Messages following `tool_use` blocks must begin with a matching number "
                 "of `tool_result` blocks.")
 
@@ -124,7 +157,7 @@ def unanswered(before: Turn, answered: list[Any], problems: list[str]) -> None:
                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") not in answered]
     if missing:
         problems.append(
-            f"messages.{before.first}: `tool_use` ids were found without `tool_result` blocks immediately "
+            f"messages.{before.number}: `tool_use` ids were found without `tool_result` blocks immediately "
             f"after: {', '.join(map(str, missing))}. Each `tool_use` block must have a corresponding "
             "`tool_result` block in the next message.")
 

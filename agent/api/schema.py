@@ -4,6 +4,9 @@ The schema itself is data, `agent/api/api_schema.json`, read from the `anthropic
 SDK's own param types (`MessageCreateParams`, `MessageCountTokensParams` and the
 `ContentBlockParam` members they reach) by `tests/sdk_schema.py`; a test fails
 when the installed SDK and the file part ways. The engine never imports the SDK.
+A request that names a beta (the `anthropic-beta` header) is checked against the
+beta types instead, `api_beta_schema.json`, written the same way from
+`anthropic.types.beta`; a beta field sent without a beta is an extra input.
 
 `problems(value, node, path)` walks a JSON value against a schema node and says
 what is wrong in the API's path form and wording (the wording is pydantic's
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_FILE = Path(__file__).resolve().parent / "api_schema.json"
+BETA_SCHEMA_FILE = SCHEMA_FILE.with_name("api_beta_schema.json")
 MAX_PROBLEMS = 20  # the API answers with the first; a few more help `check-request`
 
 # Version 2023-06-01 takes the sampling fields that 2026-10-21 dropped (and that SDK 2.x no longer lists).
@@ -27,14 +31,20 @@ SAMPLING_FIELDS = {"temperature": "float", "top_p": "float", "top_k": "int"}
 
 
 @cache
-def schema() -> dict[str, Any]:
-    """The schema file, read once."""
-    return json.loads(SCHEMA_FILE.read_text())
+def schema(beta: bool = False) -> dict[str, Any]:
+    """The schema file (the beta one when `beta`), read once."""
+    return json.loads((BETA_SCHEMA_FILE if beta else SCHEMA_FILE).read_text())
+
+
+@cache
+def _definitions() -> dict[str, Any]:
+    # One namespace: every beta type's name starts with `Beta`, so the files never name one type twice.
+    return {**schema(True)["definitions"], **schema()["definitions"]}
 
 
 def definition(name: str) -> dict[str, Any]:
-    """One TypedDict of the schema: `{"fields": {name: node}, "required": [...]}`."""
-    return schema()["definitions"][name]
+    """One TypedDict of either schema: `{"fields": {name: node}, "required": [...]}`."""
+    return _definitions()[name]
 
 
 def _say(value: Any) -> str:
@@ -185,13 +195,15 @@ def problems(value: Any, node: Any, path: str, out: list[str] | None = None) -> 
     return out
 
 
-def body_problems(body: dict[str, Any], endpoint: str = "create", sampling: bool = False) -> list[str]:
+def body_problems(body: dict[str, Any], endpoint: str = "create", sampling: bool = False,
+                  beta: bool = False) -> list[str]:
     """The top level of a request body, its messages left out (they are checked one by one, incrementally).
 
     `endpoint` is `create` (`/v1/messages`) or `count_tokens`; `sampling` lets the
-    fields that API version 2023-06-01 still takes (temperature, top_p, top_k) through.
+    fields that API version 2023-06-01 still takes (temperature, top_p, top_k) through; `beta` checks
+    it against the beta types.
     """
-    name = schema()[endpoint]
+    name = schema(beta)[endpoint]
     out: list[str] = []
     top = {key: [] if key == "messages" else value for key, value in body.items()}
     _object(top, name, "", out, SAMPLING_FIELDS if sampling and endpoint == "create" else None)
@@ -201,6 +213,6 @@ def body_problems(body: dict[str, Any], endpoint: str = "create", sampling: bool
     return out
 
 
-def message_node() -> Any:
-    """The schema node of one message (user, assistant or system)."""
-    return definition(schema()["create"])["fields"]["messages"]["list"]
+def message_node(beta: bool = False) -> Any:
+    """The schema node of one message (user, assistant or system), of the beta types when `beta`."""
+    return definition(schema(beta)["create"])["fields"]["messages"]["list"]

@@ -11,6 +11,7 @@ real run's, say) is trusted for exactly that text.
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import hmac
 
@@ -29,3 +30,21 @@ def signed(block: dict) -> dict:
     if block.get("type") == "thinking" and "signature" not in block and isinstance(block.get("thinking"), str):
         return {**block, "signature": sign(block["thinking"])}
     return block
+
+
+def _decoded(signature: str) -> bytes | None:
+    try:
+        return base64.b64decode(signature, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def well_formed(signature: str) -> bool:
+    """Whether a signature is what the API issues: non-empty base64."""
+    return bool(signature) and _decoded(signature) is not None
+
+
+def issued_here(signature: str) -> bool:
+    """Whether a signature has the sandbox's form (a keyed hash: 32 bytes); the API's are far longer."""
+    decoded = _decoded(signature)
+    return decoded is not None and len(decoded) == hashlib.sha256().digest_size

@@ -78,13 +78,15 @@ class FakeModel:
     """Requests answered so far: the next one gets `script.replies[calls]`."""
     version: str = LATEST_VERSION
     """The `anthropic-version` whose rules apply: the one the installed SDK sends, unless a server was told another."""
+    betas: tuple[str, ...] = ()
+    """The betas the requests name (`anthropic-beta`): with any, bodies are checked against the beta types."""
     holds_threads: bool = True
     """It takes `thread` (create, continue) as the stand-in does: the loop's thread switch sends it new messages."""
     requests: list[dict[str, Any]] = field(default_factory=list, repr=False)
     """What each request carried besides the messages (system, tools, max_tokens, message count)."""
 
     def __post_init__(self) -> None:
-        self._checker = RequestChecker(self.mode, self.version)
+        self._checker = RequestChecker(self.mode, self.version, betas=self.betas)
         self._thread_id: str | None = None  # the reply a `continue` may resume from
         self._thread_messages: list[Any] = Conversation()  # what the thread holds, up to and with that reply
         self._thread_held = 0
@@ -120,9 +122,15 @@ class FakeModel:
             self._thread_held, self._thread_id = len(self._thread_messages), reply["id"]
         return reply
 
+    def use_betas(self, betas: tuple[str, ...]) -> None:
+        """Check the next requests against the beta types when they name a beta (their `anthropic-beta` header)."""
+        self.betas = tuple(betas)
+        self._checker.use_betas(self.betas)
+
     def answer_body(self, body: dict[str, Any]) -> dict[str, Any]:
         """`create` for a request body as it came over the wire: a field the body lacks is missing, not defaulted."""
         self._checker.require_fields({key: [] if key == "messages" else value for key, value in body.items()})
+        self._checker.require_size(body)
         fields = {key: value for key, value in body.items() if key not in ("messages", "system", "tools")}
         return self.create(body["messages"], system=body.get("system", ""), tools=body.get("tools"), **fields)
 

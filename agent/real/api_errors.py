@@ -87,6 +87,11 @@ def checked_request(headers: Any, body: bytes) -> tuple[dict[str, Any], str]:
     return parsed, version
 
 
+def betas_of(headers: Any) -> tuple[str, ...]:
+    """The betas a request names in its `anthropic-beta` header (comma-separated, as the SDK joins `betas`)."""
+    return tuple(name.strip() for name in (headers.get("anthropic-beta") or "").split(",") if name.strip())
+
+
 def log_note(request: Request, note: str) -> None:
     """What the request's line in the log says after its status."""
     request.state.log_note = note

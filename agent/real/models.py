@@ -35,6 +35,12 @@ def model_named(name: str) -> dict[str, Any] | None:
     return _info(name) if name in model_names() else None
 
 
+def unknown_model(body: Any) -> str | None:
+    """The API's words for a request naming a model it does not serve (a 404 `not_found_error`), or None."""
+    name = body.get("model") if isinstance(body, dict) else None
+    return f"model: {name}" if isinstance(name, str) and name not in model_names() else None
+
+
 def model_list(path: str) -> dict[str, Any]:
     """A page of the list, paged as the API pages it: `limit`, `after_id`, `before_id`."""
     query = {key: values[-1] for key, values in parse_qs(urlsplit(path).query).items()}

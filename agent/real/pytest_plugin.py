@@ -26,19 +26,21 @@ _SERVED = pytest.StashKey[list]()
 @pytest.fixture
 def stand_in_api(request: pytest.FixtureRequest) -> Iterator[Any]:
     """Serve a FakeModel script as the Messages API: `stand_in_api(script_or_name, *, replies=None, mode="lesson",
-    in_process=False, check_at_end=True, faults=(), order_only=False, **script_settings)` returns a ServedScript
-    (`base_url`, `requests`); `faults` are `agent.real.ServerFault`s (a 429 with retry-after, a 529, a delay, a
-    dropped stream); a recording (`python -m agent record`) fails a request that differs from the recorded one
-    unless `order_only=True`."""
+    in_process=False, check_at_end=True, faults=(), order_only=False, strict_models=False, **script_settings)`
+    returns a ServedScript (`base_url`, `requests`); `faults` are `agent.real.ServerFault`s (a 429 with retry-after,
+    a 529, a delay, a dropped stream); a recording (`python -m agent record`) fails a request that differs from the
+    recorded one unless `order_only=True`; `strict_models=True` answers a model the SDK does not list with the
+    API's 404 (`model: NAME`) instead of playing any name."""
     from agent.real.testing import script_of, serve_script  # the engine only for a test that uses the fixture
 
     served_here = request.node.stash.setdefault(_SERVED, [])
     with ExitStack() as stack:
         def serve(script: Any = None, *, replies: list[dict[str, Any]] | None = None, mode: str = "lesson",
                   in_process: bool = False, check_at_end: bool = True, faults: Any = (), order_only: bool = False,
-                  **settings: Any) -> Any:
+                  strict_models: bool = False, **settings: Any) -> Any:
             served = stack.enter_context(serve_script(script_of(script, replies=replies, **settings), mode=mode,
-                                                      in_process=in_process, faults=faults, order_only=order_only))
+                                                      in_process=in_process, faults=faults, order_only=order_only,
+                                                      strict_models=strict_models))
             served.check_at_end = check_at_end
             served_here.append(served)
             return served

@@ -36,9 +36,9 @@ from starlette.routing import BaseRoute, Route
 from agent.api.error_types import STATUS_OF_TYPE
 from agent.api.requests import LATEST_VERSION, MODES, RequestChecker, RequestRejected
 from agent.models.fake import FakeModel, ScriptExhausted
-from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, checked_request, log_note
+from agent.real.api_errors import MAX_BODY_BYTES, ApiError, ApiJSONResponse, betas_of, checked_request, log_note
 from agent.real.http_transport import AnswerCut, ApiHttpServer, serving_in_thread
-from agent.real.models import model_list, model_named
+from agent.real.models import model_list, model_named, unknown_model
 from agent.real.server_faults import ServerFault, fault_for
 from agent.real.sse import EVENT_STREAM, event_bytes, stream_events
 from agent.real.threads import ThreadRejected, ThreadStore
@@ -132,11 +132,14 @@ class StandInServer(ApiHttpServer):
 
     def __init__(self, script: Script, host: str = "127.0.0.1", port: int = 8765, mode: str = "lesson",
                  delay: float = 0.0, log: Callable[[str], None] | None = None,
-                 faults: tuple[ServerFault, ...] = (), match_recorded: bool = True) -> None:
+                 faults: tuple[ServerFault, ...] = (), match_recorded: bool = True,
+                 strict_models: bool = False) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.script, self.mode, self.delay = script, mode, delay
         self.faults = tuple(faults)
+        self.strict_models = strict_models
+        """Answer a model name the SDK does not list with the API's 404, instead of playing any name a test gives."""
         """What to do to which request, on demand (`agent.real.server_faults`)."""
         self.match_recorded = match_recorded and script.recorded_requests is not None
         """A recording's replay refuses a request whose messages differ from the recorded ones."""
@@ -149,12 +152,13 @@ class StandInServer(ApiHttpServer):
         """Told of each `messages` or `count_tokens` body this server answered and its answer (or ApiError)."""
         super().__init__((host, port), _Routes(self).table(), log)
 
-    def answer(self, body: Any, version: str = LATEST_VERSION) -> dict[str, Any]:
-        """The message that answers a checked request body, or ApiError; `version` is the `anthropic-version`.
+    def answer(self, body: Any, version: str = LATEST_VERSION, betas: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The message that answers a checked request body, or ApiError; `version` is the `anthropic-version`,
+        `betas` the betas its `anthropic-beta` header names.
 
         A thread's `continue` is answered as the whole conversation it stands for (`agent.real.threads`).
         """
-        return self._told("messages", body, lambda: self._answer(body, version))
+        return self._told("messages", body, lambda: self._answer(body, version, betas))
 
     def _told(self, endpoint: str, body: Any, answer: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """`answer()`'s result, with `on_answer` told of it (or of the ApiError raised)."""
@@ -168,7 +172,7 @@ class StandInServer(ApiHttpServer):
             self.on_answer(endpoint, body, result)
         return result
 
-    def _answer(self, body: Any, version: str) -> dict[str, Any]:
+    def _answer(self, body: Any, version: str, betas: tuple[str, ...]) -> dict[str, Any]:
         if not isinstance(body, dict):  # `check-request` takes a bare messages list; the API takes an object only
             raise ApiError(400, "invalid_request_error", "body: a request is a JSON object with a messages list")
         try:
@@ -178,7 +182,7 @@ class StandInServer(ApiHttpServer):
         message = None
         try:
             message = self._answer_whole({**whole, **({"thread": body["thread"]} if "thread" in body else {})},
-                                         version)
+                                         version, betas)
         finally:
             self.threads.close(body, continued, message)
         return message
@@ -192,15 +196,16 @@ class StandInServer(ApiHttpServer):
         held = self.threads.held(thread.get("previous_message_id")) if isinstance(thread, dict) else None
         return assistant_turns(held + messages if held is not None else messages) + 1
 
-    def _answer_whole(self, body: Any, version: str) -> dict[str, Any]:
-        problems = self._checker(version).check_body(body)
+    def _answer_whole(self, body: Any, version: str, betas: tuple[str, ...]) -> dict[str, Any]:
+        problems = self._checker(version, betas).check_body(body)
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
+        self._require_known_model(body)
         messages = body["messages"] = list(body["messages"])
         index = self.picker.entry_index(messages)
         if self.match_recorded and (differs := recorded_difference(self.script, index, messages)):
             raise ApiError(400, "invalid_request_error", differs)
-        model = FakeModel(self.script, mode=self.mode, calls=index, version=version)
+        model = FakeModel(self.script, mode=self.mode, calls=index, version=version, betas=betas)
         try:
             reply = model.create(messages, system=body.get("system", ""), tools=body.get("tools"),
                                  max_tokens=body.get("max_tokens", 1024),
@@ -226,23 +231,28 @@ class StandInServer(ApiHttpServer):
                 "model": body.get("model") or "stand-in", "content": reply["content"],
                 "stop_reason": reply["stop_reason"], "stop_sequence": None, "usage": usage}
 
-    def _checker(self, version: str) -> RequestChecker:
+    def _require_known_model(self, body: Any) -> None:
+        if self.strict_models and (unknown := unknown_model(body)):
+            raise ApiError(404, "not_found_error", unknown)
+
+    def _checker(self, version: str, betas: tuple[str, ...] = ()) -> RequestChecker:
         """A checker for one request, which trusts the thinking signatures the script itself gives."""
-        checker = RequestChecker(self.mode, version)
+        checker = RequestChecker(self.mode, version, betas=betas)
         for entry in self.script.replies:
             checker.trust(entry.get("content") or [])
         return checker
 
-    def count_tokens(self, body: Any, version: str = LATEST_VERSION) -> dict[str, Any]:
+    def count_tokens(self, body: Any, version: str = LATEST_VERSION, betas: tuple[str, ...] = ()) -> dict[str, Any]:
         """The estimated input tokens of a checked count_tokens body (which takes no `max_tokens`), or ApiError."""
-        return self._told("count_tokens", body, lambda: self._count_tokens(body, version))
+        return self._told("count_tokens", body, lambda: self._count_tokens(body, version, betas))
 
-    def _count_tokens(self, body: Any, version: str) -> dict[str, Any]:
+    def _count_tokens(self, body: Any, version: str, betas: tuple[str, ...]) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise ApiError(400, "invalid_request_error", "body: a request is a JSON object with a messages list")
-        problems = self._checker(version).check_body(body, endpoint="count_tokens")
+        problems = self._checker(version, betas).check_body(body, endpoint="count_tokens")
         if problems:
             raise ApiError(400, "invalid_request_error", problems[0])
+        self._require_known_model(body)
         return {"input_tokens": estimate_tokens(body.get("system"), body.get("tools"), body["messages"])}
 
 
@@ -277,7 +287,7 @@ class _Routes:
 
     async def count_tokens(self, request: Request) -> Response:
         parsed, version = checked_request(request.headers, await request.body())
-        counted = self.server.count_tokens(parsed, version)
+        counted = self.server.count_tokens(parsed, version, betas_of(request.headers))
         log_note(request, "count_tokens (estimate)")
         return ApiJSONResponse(counted, headers={"x-token-count": ESTIMATE_NOTE})
 
@@ -295,7 +305,7 @@ class _Routes:
             log_note(request, f"fault on demand: {fault.status} {fault.kind}")
             raise error
         try:
-            message = self.server.answer(parsed, version)
+            message = self.server.answer(parsed, version, betas_of(request.headers))
         except ApiError as error:
             if error.mid_stream and streaming:
                 log_note(request, f"stream broken by an error event: {error.kind}")
@@ -371,9 +381,10 @@ def _placeholder(body: dict[str, Any]) -> dict[str, Any]:
 @contextmanager
 def running_server(script: Script, *, host: str = "127.0.0.1", port: int = 0, mode: str = "lesson",
                    delay: float = 0.0, log: Callable[[str], None] | None = None,
-                   faults: tuple[ServerFault, ...] = (), match_recorded: bool = True) -> Iterator[StandInServer]:
+                   faults: tuple[ServerFault, ...] = (), match_recorded: bool = True,
+                   strict_models: bool = False) -> Iterator[StandInServer]:
     """A stand-in server answering in a background thread; stopped and closed on leaving the block."""
     server = StandInServer(script, host=host, port=port, mode=mode, delay=delay, log=log, faults=faults,
-                           match_recorded=match_recorded)
+                           match_recorded=match_recorded, strict_models=strict_models)
     with serving_in_thread(server, "stand-in-server"):
         yield server

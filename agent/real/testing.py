@@ -114,23 +114,24 @@ def script_of(script: str | Path | Script | None = None, *, replies: list[dict[s
 
 @contextmanager
 def serve_script(script: Script, *, mode: str = "lesson", in_process: bool = False,
-                 faults: Sequence[ServerFault | dict[str, Any]] = (), order_only: bool = False
-                 ) -> Iterator[ServedScript]:
+                 faults: Sequence[ServerFault | dict[str, Any]] = (), order_only: bool = False,
+                 strict_models: bool = False) -> Iterator[ServedScript]:
     """Serve `script` on a free loopback port (or, `in_process`, through a transport) until the block ends;
     `faults` (`agent.real.server_faults.ServerFault`s, or dicts of its fields) hit the requests they name, over
-    HTTP only. A recording's replay refuses a request that differs from the recorded one, unless `order_only`."""
+    HTTP only. A recording's replay refuses a request that differs from the recorded one, unless `order_only`.
+    `strict_models` answers a model name the SDK does not list with the API's 404 (`model: NAME`)."""
     faults = tuple(ServerFault(**fault) if isinstance(fault, dict) else fault for fault in faults)
     if in_process and faults:
         raise ValueError("faults on demand go over the wire: serve over HTTP (in_process=False) to use them")
     if in_process:
         served = ServedScript(script, IN_PROCESS_URL)
-        served.transport = FakeModelTransport(script, mode=mode, on_answer=served.hear)
+        served.transport = FakeModelTransport(script, mode=mode, on_answer=served.hear, strict_models=strict_models)
         yield served
         return
     from agent.real.server import running_server  # the server only when one is asked for
 
     with running_server(script, host="127.0.0.1", port=0, mode=mode, faults=faults,
-                        match_recorded=not order_only) as server:
+                        match_recorded=not order_only, strict_models=strict_models) as server:
         served = ServedScript(script, server.base_url)
         server.on_answer = served.hear
         yield served
@@ -145,12 +146,14 @@ class FakeModelTransport:
     """
 
     def __init__(self, script: Script, *, mode: str = "lesson", version: str = LATEST_VERSION,
-                 on_answer: Callable[[str, Any, Any], None] | None = None) -> None:
+                 on_answer: Callable[[str, Any, Any], None] | None = None, strict_models: bool = False) -> None:
         self.model = FakeModel(script, mode=mode, version=version)
         self.on_answer = on_answer
+        self.strict_models = strict_models
+        """Answer a model name the SDK does not list with the API's 404, as `StandInServer.strict_models`."""
 
     def handle_request(self, request: Any) -> Any:
-        from agent.real.api_errors import ApiError, checked_request
+        from agent.real.api_errors import ApiError, betas_of, checked_request
 
         http = sys.modules[type(request).__module__.split(".")[0]]  # answer in the client's own module's types
         body: Any = None
@@ -158,7 +161,7 @@ class FakeModelTransport:
             if request.method != "POST" or request.url.path.rstrip("/") != "/v1/messages":
                 raise ApiError(404, "not_found_error", f"{request.method} {request.url.path}: Not Found")
             body, version = checked_request(request.headers, request.read())
-            self._use_version(version)
+            self._use_version(version, betas_of(request.headers))
             message = self._answer(body)
         except ApiError as error:
             if self.on_answer is not None:
@@ -173,17 +176,21 @@ class FakeModelTransport:
                                  content=_event_bytes(message))
         return http.Response(200, json=message, request=request)
 
-    def _use_version(self, version: str) -> None:
-        """Apply the rules of the request's `anthropic-version`, as the server does; a client sends one throughout."""
+    def _use_version(self, version: str, betas: tuple[str, ...] = ()) -> None:
+        """Apply the rules of the request's `anthropic-version` and betas, as the server does."""
         if version != self.model.version:  # the script plays on from where it was
             self.model = FakeModel(self.model.script, mode=self.model.mode, calls=self.model.calls, version=version)
+        self.model.use_betas(betas)  # the model, and the thread it holds, stay
 
     def _answer(self, body: dict[str, Any]) -> dict[str, Any]:
         from agent.api.error_types import STATUS_OF_TYPE
+        from agent.real.models import unknown_model
         from agent.real.server import ApiError, estimate_tokens
 
         try:
             reply = self.model.answer_body(body)
+            if self.strict_models and (unknown := unknown_model(body)):
+                raise ApiError(404, "not_found_error", unknown)
         except ThreadNotFound as exc:
             raise ApiError(404, exc.type, exc.message, details={"error_code": exc.error_code}) from None
         except RequestRejected as exc:

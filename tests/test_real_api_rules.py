@@ -1,0 +1,116 @@
+"""Real-API mode follows what the API accepted and refused in recorded exchanges; lesson mode keeps its rules."""
+
+import base64
+
+import pytest
+
+from agent.api import limits, signing
+from agent.api.requests import check_body
+
+# The shape of a signature the API issues: long base64 (this one is made up, of that shape).
+API_SIGNATURE = base64.b64encode(bytes(range(256)) * 2).decode()
+THINKING_ON = {"type": "enabled", "budget_tokens": 1024}
+
+
+def body(messages, **fields):
+    return {"model": "claude-sonnet-4-5", "max_tokens": 2048, "messages": messages, **fields}
+
+
+def tool_loop(thought):
+    return [{"role": "user", "content": "What is 2 + 3?"},
+            {"role": "assistant", "content": [thought, {"type": "tool_use", "id": "toolu_01", "name": "add",
+                                                        "input": {"a": 2, "b": 3}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}]
+
+
+def thought(text, signature):
+    return {"type": "thinking", "thinking": text, "signature": signature}
+
+
+def test_real_api_mode_accepts_a_signature_the_api_issued_and_refuses_a_malformed_or_changed_one():
+    issued = body(tool_loop(thought("Add them.", API_SIGNATURE)), thinking=THINKING_ON)
+    assert check_body(issued, "real-api") == []
+    assert check_body(issued, "lesson") == ["messages.1.content.0: Invalid `signature` in `thinking` block"]
+    for malformed in ("", "not base64!"):
+        assert check_body(body(tool_loop(thought("Add them.", malformed)), thinking=THINKING_ON), "real-api") == [
+            "messages.1.content.0: Invalid `signature` in `thinking` block"]
+    changed = body(tool_loop(thought("Add them twice.", signing.sign("Add them."))), thinking=THINKING_ON)
+    assert check_body(changed, "real-api") == ["messages.1.content.0: Invalid `signature` in `thinking` block"]
+
+
+def test_real_api_mode_wants_max_tokens_above_the_thinking_budget():
+    messages = [{"role": "user", "content": "hi"}]
+    assert check_body(body(messages, max_tokens=1024, thinking=THINKING_ON), "real-api") == [
+        "`max_tokens` must be greater than `thinking.budget_tokens`."]
+    assert check_body(body(messages, max_tokens=1025, thinking=THINKING_ON), "real-api") == []
+
+
+@pytest.mark.parametrize("schema, valid", [
+    ({"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}, True),
+    ({"type": "object", "properties": {"x": {"type": ["string", "null"]}, "y": True}}, True),
+    ({"type": "object", "properties": {"x": "number"}}, False),  # a property that is not a schema
+    ({"type": "object", "properties": {"x": {"type": "strng"}}}, False),
+    ({"type": "object", "required": "x"}, False),
+    ({"type": "object", "properties": {"x": {"type": "array", "items": [{"type": "string"}]}}}, False),
+    ({"type": "object", "properties": {"x": {"anyOf": []}}}, False),
+    ({"type": "object", "properties": {"x": {"type": "string", "minLength": -1}}}, False),
+])
+def test_a_tools_input_schema_must_be_json_schema(schema, valid):
+    tools = [{"name": "t", "description": "d", "input_schema": schema}]
+    found = check_body(body([{"role": "user", "content": "hi"}], tools=tools), "real-api")
+    assert found == ([] if valid else [limits.INVALID_SCHEMA.format(index=0)])
+    assert found[0].startswith("tools.0.custom.input_schema: JSON schema is invalid") if found else valid
+
+
+def test_the_total_text_of_a_request_has_the_apis_limit():
+    half = "é" * (limits.MAX_TEXT_BYTES // 4)  # two bytes a character: the two messages hold the limit exactly
+    at_limit = body([{"role": "user", "content": half}, {"role": "assistant", "content": half},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": []}]}])
+    assert check_body(at_limit, "real-api") == ["messages.2.content.0: unexpected `tool_use_id` found in "
+                                                "`tool_result` blocks: t. Each `tool_result` block must have a "
+                                                "corresponding `tool_use` block in the previous message."]
+    over = {**at_limit, "system": "s"}
+    assert check_body(over, "real-api")[0] == "too many total text bytes: 9000001 > 9000000"
+    in_a_result = {**at_limit, "messages": [*at_limit["messages"][:2], {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "x"}]}]}]}
+    assert check_body(in_a_result, "real-api")[0] == "too many total text bytes: 9000001 > 9000000"
+
+
+def test_lesson_mode_keeps_its_rules_for_bodies():
+    messages = [{"role": "user", "content": "hi"}]
+    assert check_body(body(messages, max_tokens=64, thinking=THINKING_ON), "lesson") == []
+
+
+@pytest.mark.parametrize("in_process", [False, True])
+def test_the_stand_in_plays_any_model_unless_told_to_answer_as_the_api_does(stand_in_api, in_process):
+    import anthropic
+
+    from agent.real.models import model_names
+
+    replies = [{"stop_reason": "end_turn", "content": [{"type": "text", "text": "hi"}]}] * 2
+    ask = {"max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}
+    lenient = stand_in_api(replies=replies, in_process=in_process).client(max_retries=0)
+    assert lenient.messages.create(model="claude-imaginary-9", **ask).content[0].text == "hi"
+    strict = stand_in_api(replies=replies, in_process=in_process, strict_models=True).client(max_retries=0)
+    with pytest.raises(anthropic.NotFoundError) as refused:
+        strict.messages.create(model="claude-imaginary-9", **ask)
+    assert refused.value.body["error"] == {"type": "not_found_error", "message": "model: claude-imaginary-9"}
+    assert strict.messages.create(model=model_names()[0], **ask).content[0].text == "hi"
+
+
+def test_with_thinking_on_real_api_mode_judges_the_merged_turns_before_the_last_tool_results():
+    call = {"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 2, "b": 3}}
+    answer = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "5"}]}
+    split_turn = [{"role": "user", "content": "What is 2 + 3?"},
+                  {"role": "assistant", "content": [thought("Add them.", signing.sign("Add them.")),
+                                                    {"type": "text", "text": "Adding."}]},
+                  {"role": "assistant", "content": [call]}, answer]
+    assert check_body(body(split_turn, thinking=THINKING_ON), "real-api") == []
+    dropped = [{"role": "user", "content": "What is 2 + 3?"}, {"role": "assistant", "content": [call]}, answer,
+               {"role": "user", "content": "and then?"}]
+    assert check_body(body(dropped, thinking=THINKING_ON), "real-api")[0].startswith(
+        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`.")
+    prefill = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "So"}]},
+               {"role": "assistant", "content": [thought("x", signing.sign("x")), {"type": "text", "text": "ok"}]}]
+    assert check_body(body(prefill), "real-api")[0].startswith(
+        "messages.1.content.1: When thinking is disabled, an `assistant` message in the final position")
