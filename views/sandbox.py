@@ -397,6 +397,4 @@ def sandbox_view() -> None:
 
 
 sandbox_view()
-# After the page is drawn: the first request that needs the SDK finds it imported; then what the process has
-# loaded leaves the garbage collector's full passes (views/serving.py).
-serving.freeze_loaded_code(real_model.import_sdk_ahead())
+real_model.import_sdk_ahead()  # after the page is drawn: the first request that needs the SDK finds it imported
