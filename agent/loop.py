@@ -13,6 +13,7 @@ until the loop has finished. The whole state of a run is plain data
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -81,14 +82,19 @@ class TurnRecord:
     thread_lost: str | None = None
     """Why the model could not continue the thread (its error, in words), when this turn fell back to the whole
     array under a new thread."""
-    path: str = ""
-    """The path the turn took through the loop (a `TurnPath`); the page lights the lesson's lines from it."""
+    path: TurnPath | None = None
+    """The path the turn took through the loop; the page lights the lesson's lines from it. None until decided."""
     reply: dict[str, Any] | None = None
     """The model's reply, as it came back; None when the request failed."""
     tool_runs: list[ToolRun] = field(default_factory=list)
     """Every tool call of the reply, in order, as it ran."""
     error: str | None = None
     """Why the request failed, for `bad_request` and `model_error`."""
+    status: int | None = None
+    """The HTTP status of a failed request, when the service (or a script's error entry) gave one."""
+    script_reply: int | None = None
+    """Which reply of a FakeModel's script this turn's reply is (1 for the first); None for any other model's.
+    An injected fault or an edit at a fork keeps it: the script goes on after it."""
     refused_unsent: bool = False
     """For `bad_request`: True when the request rules refused it before it was sent, False when a service did."""
     retryable: bool = False
@@ -188,10 +194,7 @@ class RunState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunState:
-        records = [TurnRecord(**{**{("path" if k == "branch" else k): v for k, v in r.items()},  # older files: branch
-                                 "tool_runs": [ToolRun(**t) for t in r["tool_runs"]]})
-                   for r in data.get("records", [])]
-        return cls(**{**data, "records": records})
+        return cls(**{**data, "records": [_record_from_dict(r) for r in data.get("records", [])]})
 
     @classmethod
     def from_json(cls, text: str) -> RunState:
@@ -216,6 +219,27 @@ def _is_bad_request(exc: Exception) -> bool:
     return isinstance(exc, RequestRejected) or getattr(exc, "status_code", None) == 400
 
 
+
+# Files saved before records held these facts: the FakeModel's reply id numbered it, the error's words began
+# with the status ("529 overloaded_error: ...").
+_OLD_SCRIPT_REPLY_ID = re.compile(r"^msg_fake_(\d+)$")
+_OLD_ERROR_STATUS = re.compile(r"^(\d{3})\b")
+
+
+def _record_from_dict(data: dict[str, Any]) -> TurnRecord:
+    """A record as `asdict` wrote it, from this version or an older one (`branch` for `path`, no `status`)."""
+    fields = {("path" if key == "branch" else key): value for key, value in data.items()}
+    fields["path"] = TurnPath(fields["path"]) if fields.get("path") else None
+    fields["tool_runs"] = [ToolRun(**run) for run in fields.get("tool_runs", [])]
+    if "script_reply" not in fields:
+        numbered = _OLD_SCRIPT_REPLY_ID.match(str((fields.get("reply") or {}).get("id", "")))
+        fields["script_reply"] = int(numbered[1]) if numbered else None
+    if "status" not in fields:
+        status = _OLD_ERROR_STATUS.match(fields.get("error") or "")
+        fields["status"] = int(status[1]) if status else None
+    return TurnRecord(**fields)
+
+
 def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> TurnRecord:
     """Run exactly one turn of the loop and return its record.
 
@@ -234,6 +258,7 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
                                  tools=tool_schemas(state.tool_names), max_tokens=state.max_tokens)
     except Exception as exc:  # a failing model is a state of the run, never a crash
         record.error = error_words(exc)
+        record.status = getattr(exc, "status_code", None)
         if _is_bad_request(exc):
             record.path = TurnPath.BAD_REQUEST
             record.refused_unsent = isinstance(exc, RequestRejected)
@@ -249,6 +274,7 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
         return record
     record.model_seconds = time.perf_counter() - started
     record.reply = reply
+    record.script_reply = getattr(model, "script_reply", None)
     state.messages.append({"role": "assistant", "content": reply["content"]})
 
     stop_reason = reply.get("stop_reason")
@@ -330,7 +356,7 @@ def reopen(state: RunState) -> None:
     This is how a person sends on purpose a request that the pre-flight check
     refused: reopen the run, tell the model to send anyway, and step.
     """
-    if not (state.records and state.records[-1].path == "bad_request"):
+    if not (state.records and state.records[-1].path == TurnPath.BAD_REQUEST):
         raise ValueError("only a run that a refused request ended can be reopened")
     state.records.pop()
     state.result = None
@@ -359,7 +385,7 @@ def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, re
     lines, notes = [], notes or {}
     for index, record in enumerate(state.records):
         said = len(lines)
-        if record.path == "model_error":
+        if record.path == TurnPath.MODEL_ERROR:
             lines.append(f"turn {record.turn}: model error: {record.error}")
         if record.thread_lost:
             lines.append(f"turn {record.turn}: the thread could not be continued ({record.thread_lost}): "

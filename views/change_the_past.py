@@ -36,6 +36,7 @@ from agent.page.branches_view import (
     stop_reason_choices,
 )
 from agent.page.html_cards import comparison_html
+from agent.page.names import NoticeKind
 from agent.page.safe_text import as_text
 from agent.page.sandbox import ModelKind, Notice, Sandbox
 from agent.tools import TOOLS
@@ -53,7 +54,7 @@ def act(method: Callable[..., Notice | None], *args: Any) -> Notice | None:
     """Take a Sandbox action from this panel; an error stays beside the form, anything else goes to the notice."""
     said = method(*args)
     box().notice = said if said is not None and said.kind != "error" else None
-    return said if said is not None and said.kind == "error" else None
+    return said if said is not None and said.kind == NoticeKind.ERROR else None
 
 
 def marked_graph(graph: graphviz.Digraph, shown: RunState) -> graphviz.Digraph:
@@ -178,7 +179,7 @@ def edit_section(current: RunTree) -> None:
         try:
             problem = act(box().edit_reply, stop_reason, blocks_from_text(typed))
         except ValueError as exc:
-            problem = Notice("error", str(exc))
+            problem = Notice.error(str(exc))
         if problem:
             st.error(as_text(problem.text), icon=":material/error:")
             return
@@ -246,7 +247,7 @@ def hand_section(current: RunTree) -> None:
         try:
             problem = act(box().hand, stop_reason, form_blocks(thinking, text, calls))
         except ValueError as exc:  # a tool input that is not a JSON object
-            problem = Notice("error", str(exc))
+            problem = Notice.error(str(exc))
         if problem is None:
             st.rerun()  # the branch picker above was drawn before this turn: draw it as the branch now stands
         st.error(as_text(problem.text), icon=":material/error:")

@@ -15,7 +15,7 @@ from typing import Any
 import graphviz
 
 from agent.branches import Branch, RunTree
-from agent.loop import RunState, TurnRecord
+from agent.loop import RunState, TurnPath, TurnRecord
 from agent.page.graph import FONT, INK, MUTED, Digraph
 from agent.summary import clip
 
@@ -132,7 +132,8 @@ def no_reply_note(record: TurnRecord) -> str | None:
     """What the edit form says above itself when the turn at the fork got no reply; None when it has one."""
     if record.reply is not None:
         return None
-    why = "the model had no reply to give" if record.path == "no_reply" else (record.error or "the request failed")
+    no_reply = record.path == TurnPath.NO_REPLY
+    why = "the model had no reply to give" if no_reply else (record.error or "the request failed")
     return (f"Turn {record.turn} got no reply: {why}. There is no reply here to edit: write the one it could "
             f"have had below, and Apply this reply gives turn {record.turn} that reply.")
 

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.loop import RunState, TurnRecord
+from agent.loop import RunState, TurnPath, TurnRecord
 from agent.page.view import LoopSource, record_of_turn, sent_words
 from agent.summary import clip
 
@@ -97,11 +97,11 @@ def find_parts(source: str) -> LessonParts:
 # What a call that raised does: run_agent has no handler, so the exception leaves it; the sandbox around it is
 # what catches the exception (graph.HARNESS draws those exits apart from the loop's own paths).
 RAISED = {
-    "bad_request": "the request was refused: run_agent would raise here (the exception leaves it); "
+    TurnPath.BAD_REQUEST: "the request was refused: run_agent would raise here (the exception leaves it); "
                    "the sandbox catches it and ends the run",
-    "no_reply": "no reply to give: run_agent would raise here (the exception leaves it); "
+    TurnPath.NO_REPLY: "no reply to give: run_agent would raise here (the exception leaves it); "
                 "the sandbox catches it and ends the run",
-    "model_error": "the call failed: run_agent would raise here (the exception leaves it); "
+    TurnPath.MODEL_ERROR: "the call failed: run_agent would raise here (the exception leaves it); "
                    "the sandbox keeps the run, and the next Step tries again",
 }
 RAISED_ELSE = "the call raised: run_agent would raise here (the exception leaves it)"
@@ -143,12 +143,12 @@ def path_lines(parts: LessonParts, record: TurnRecord | None, result: str | None
     lit |= _lines(parts.append_reply) | _lines(parts.if_answer[:2])
     notes[parts.append_reply[0]] = f"len(messages) = {record.sent + 1}"
     notes[parts.if_answer[0]] = f"stop_reason = {json.dumps(stop_reason)}"
-    if record.path == "answer":
+    if record.path == TurnPath.ANSWER:
         lit |= set(range(parts.if_answer[0], parts.if_answer[2] + 1))
         notes[parts.if_answer[1] + 1] = f"returns {json.dumps(clip(result or '', 40), ensure_ascii=False)}"
         return lit, notes
     lit |= _lines(parts.if_other[:2])
-    if record.path == "stopped":
+    if record.path == TurnPath.STOPPED:
         lit |= set(range(parts.if_other[0], parts.if_other[2] + 1))
         notes[parts.if_other[1] + 1] = f"returns {json.dumps(result or '')}"
         return lit, notes
@@ -157,7 +157,7 @@ def path_lines(parts: LessonParts, record: TurnRecord | None, result: str | None
     names = ", ".join(run.name for run in calls)
     notes[parts.run_tool] = f"ran {_plural(len(calls), 'call')}" + (f": {clip(names, 40)}" if calls else "")
     notes[parts.append_results[0]] = f"len(messages) = {record.sent + 2}"
-    if record.path == "limit":
+    if record.path == TurnPath.LIMIT:
         lit |= _lines(parts.limit)
         notes[parts.limit[0]] = f"turn = max_turns: returns {json.dumps(result or '')}"
     return lit, notes

@@ -95,14 +95,14 @@ class History:
 
     def undo(self) -> Notice | None:
         if not self.undo_stack:
-            return Notice("info", "Nothing to undo.")
+            return Notice.info("Nothing to undo.")
         self.redo_stack.append(self._mark())
         self._back_to(self.undo_stack.pop())
         return None
 
     def redo(self) -> Notice | None:
         if not self.redo_stack:
-            return Notice("info", "Nothing to redo.")
+            return Notice.info("Nothing to redo.")
         self.undo_stack.append(self._mark())
         self._back_to(self.redo_stack.pop())
         return None

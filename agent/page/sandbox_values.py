@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.loop import MAX_TOKENS
-from agent.page.names import View
+from agent.page.names import NoticeKind, View
 from agent.tools import TOOLS
 
 REFERENCE_SCRIPT = "add_then_answer"  # the page starts on the lesson's reference run
@@ -18,10 +18,22 @@ VIEWS = tuple(View)
 
 @dataclass(frozen=True)
 class Notice:
-    """What the page says about an action: `kind` is `info`, `warning` or `error`."""
+    """What the page says about an action."""
 
-    kind: str
+    kind: NoticeKind
     text: str
+
+    @classmethod
+    def info(cls, text: str) -> Notice:
+        return cls(NoticeKind.INFO, text)
+
+    @classmethod
+    def warning(cls, text: str) -> Notice:
+        return cls(NoticeKind.WARNING, text)
+
+    @classmethod
+    def error(cls, text: str) -> Notice:
+        return cls(NoticeKind.ERROR, text)
 
 
 @dataclass
