@@ -33,7 +33,6 @@ class StreamlitOptionError(ValueError):
 
 def serve_page(page: Path, streamlit_options: Sequence[str]) -> int:
     """Tune this process, then run `streamlit run page *streamlit_options` in it until it is stopped."""
-    import click
     from streamlit.web import bootstrap, cli
 
     allow_open_files()
@@ -48,7 +47,9 @@ def serve_page(page: Path, streamlit_options: Sequence[str]) -> int:
     bootstrap._on_server_start = tuned_on_start
     try:
         cli.main(["run", str(page), *streamlit_options], prog_name="streamlit", standalone_mode=False)
-    except click.ClickException as exc:
+    except Exception as exc:
+        if not callable(getattr(exc, "format_message", None)):  # a click error (a bad option) says itself so
+            raise
         raise StreamlitOptionError(exc.format_message()) from None
     finally:
         bootstrap._on_server_start = started
