@@ -10,7 +10,6 @@ draws as few elements as it can: the browser's work grows with each one.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -29,6 +28,7 @@ from agent.summary import clip
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past, page_link, serving, start_here
+from views.actions import act
 from views.run_tabs import GRAPH_TURNS, api_key, export_view, loop_view, messages_view, run_view
 from views.widget_state import begun_by_a_widget, mirror, remember_widgets
 
@@ -85,11 +85,6 @@ def follow_history(box: Sandbox) -> None:
         if problems else None
     if len(box.tree.branches) > 1:
         ss.change_the_past = True
-
-
-def act(method: Callable[..., Notice | None], *args: Any) -> None:
-    """A widget's callback: the Sandbox's action, and what it says shown on this rerun."""
-    sandbox().notice = method(*args)
 
 
 def upload_key() -> str:

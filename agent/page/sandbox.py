@@ -175,12 +175,12 @@ class Sandbox(History, ChangeThePast, Predicting):
 
     def put_script_in_settings(self) -> Notice | None:
         script = self.picked_script
-        self.settings.task, self.settings.system = script.task, script.system
-        self.settings.tools = list(TOOLS) if self.model == ModelKind.TOY else list(script.tools)
-        self.settings.max_turns = min(script.max_turns, MAX_TURNS_ON_PAGE)
+        fresh = Settings.of_script(script, self.model)  # the settings it does not name (max_tokens...) stay
+        self.settings.task, self.settings.system, self.settings.tools, self.settings.max_turns = \
+            fresh.task, fresh.system, fresh.tools, fresh.max_turns
         if script.max_turns > MAX_TURNS_ON_PAGE:
             return Notice.warning(f"The script asks for a turn limit of {script.max_turns:,}; the page allows at "
-                                     f"most {MAX_TURNS_ON_PAGE}, so the run's turn limit is {MAX_TURNS_ON_PAGE}.")
+                                  f"most {MAX_TURNS_ON_PAGE}, so the run's turn limit is {MAX_TURNS_ON_PAGE}.")
         return None
 
     def _fold_answers(self) -> None:
@@ -237,7 +237,7 @@ class Sandbox(History, ChangeThePast, Predicting):
             script = parse_script_text(data, name=stem, source=filename)
         except ScriptError as exc:
             return Notice.error(f"{exc}\n\n{filename} was not loaded: the run still plays "
-                                   f"“{self.picked_script.title}”.")
+                                f"“{self.picked_script.title}”.")
         name = f"{script.name} (your file)"
         self.uploaded[name] = script
         return self.pick_script(name)
@@ -307,12 +307,12 @@ class Sandbox(History, ChangeThePast, Predicting):
             lost = self.work_words()
             self._start_run()  # a finished run has nothing to carry on: a new task (or settings) is a new run
             said = Notice.info("The run had finished, so this Step started a new run with the settings as they "
-                                  f"are now ({lost} went with the old one: Undo brings it back).")
+                               f"are now ({lost} went with the old one: Undo brings it back).")
         if (empty := self.empty_task()) is not None:  # said with the new run it found empty, if it made one
             return Notice.warning(f"{said.text} {empty.text}") if said else empty
         if self.run.done:
             return Notice.info(f"The loop has finished ({self.run.result}). There is nothing left to step: "
-                                  "Reset starts it again, and a new task typed above starts with the next Step.")
+                               "Reset starts it again, and a new task typed above starts with the next Step.")
         model = self.model_for_run(real)
         if model is None:
             return Notice.warning("There is no model to ask.")

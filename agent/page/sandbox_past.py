@@ -40,7 +40,7 @@ class ChangeThePast:
             self.log.append(["fork", turn])
             k = branch.fork_turn  # the turn asked for, or the one before it when that one was refused
             return Notice.info(f"Forked {branch.name} from {branch.parent} after turn {k}. "
-                                  + (f"Edit turn {k} in the panel, or Step on." if k else "Step on."))
+                               + (f"Edit turn {k} in the panel, or Step on." if k else "Step on."))
         return self._undoable(act)
 
     def _place_script(self) -> None:
@@ -95,7 +95,7 @@ class ChangeThePast:
     def inject_fault(self, kind: str, tool: str = "", real: Model | None = None) -> Notice | None:
         if self.run.done:
             return Notice.info(f"The loop has finished ({self.run.result}): fork at an earlier turn to try a "
-                                  "fault there.")
+                               "fault there.")
         if (empty := self.empty_task()) is not None:
             return empty
         try:
@@ -116,7 +116,7 @@ class ChangeThePast:
                 return None
             if records[0].reply is None:
                 return Notice.info(f"No reply came ({records[0].error}), so the fault had nothing to act on "
-                                      "and was not applied. The turn failed on its own.")
+                                   "and was not applied. The turn failed on its own.")
             return Notice.info("That reply called no tool, so none could break. The turn went on as it was.")
         return self._undoable(act)
 

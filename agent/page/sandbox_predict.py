@@ -108,7 +108,7 @@ class Predicting:
         following = 0 if at is None else at + 1
         if following >= len(PATH):
             return Notice.info("That was the last scenario of the path: every stop reason and the turn limit "
-                                  "have come by. All controls opens the rest of the page.")
+                               "have come by. All controls opens the rest of the page.")
 
         def act() -> Notice | None:
             self.model = ModelKind.SCRIPT

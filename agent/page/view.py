@@ -105,11 +105,6 @@ def first_card(state: RunState, turn: int, card_turns: int) -> int:
     return record.sent if record else 1
 
 
-def latest_path(state: RunState) -> str | None:
-    """What the loop did last: a record's path, or None before anything happened."""
-    return state.records[-1].path if state.records else None
-
-
 @dataclass(frozen=True)
 class Outcome:
     """How a run stands, said for a person."""
@@ -130,24 +125,25 @@ def outcome(state: RunState) -> Outcome | None:
                        f"failed attempt is not a turn, and Step tries turn {state.turn + 1} again.")
     if not state.done:
         return None
+    result = state.result or ""  # done: the loop's result is set
     branch = state.records[-1].path
     if branch == TurnPath.ANSWER:
-        return Outcome(OutcomeKind.ANSWER, state.result,
+        return Outcome(OutcomeKind.ANSWER, result,
                        "The model finished (end_turn): its text, without thinking, is the answer.")
     if branch == TurnPath.LIMIT:
-        return Outcome(OutcomeKind.LIMIT, state.result, "The turn limit is the guard: the model kept asking for "
+        return Outcome(OutcomeKind.LIMIT, result, "The turn limit is the guard: the model kept asking for "
                                                         "tools, so the loop stopped instead of running on.")
     if branch == TurnPath.BAD_REQUEST:
         if state.records[-1].refused_unsent:
-            return Outcome(OutcomeKind.BAD_REQUEST, state.result, "The request broke a rule of the Messages API, so "
+            return Outcome(OutcomeKind.BAD_REQUEST, result, "The request broke a rule of the Messages API, so "
                                                                   "it was refused before any model read it. The run "
                                                                   "ends here.")
-        return Outcome(OutcomeKind.BAD_REQUEST, state.result, "The service received the request and refused it with "
+        return Outcome(OutcomeKind.BAD_REQUEST, result, "The service received the request and refused it with "
                                                               "a 400: no model answered it. The run ends here.")
     if branch == TurnPath.NO_REPLY:
-        return Outcome(OutcomeKind.STOPPED, state.result, NO_REPLY_NOTE)
+        return Outcome(OutcomeKind.STOPPED, result, NO_REPLY_NOTE)
     reason = (state.records[-1].reply or {}).get("stop_reason", "")
-    return Outcome(OutcomeKind.STOPPED, state.result, STOP_NOTES.get(reason, UNKNOWN_STOP_NOTE))
+    return Outcome(OutcomeKind.STOPPED, result, STOP_NOTES.get(reason, UNKNOWN_STOP_NOTE))
 
 
 def request_size(request: dict[str, Any]) -> int:
@@ -310,11 +306,3 @@ def settings_of(state: RunState) -> dict[str, Any]:
     """The settings a run was started with, to compare with what the page's controls now say."""
     return {"task": state.task, "system": state.system, "tool_names": list(state.tool_names),
             "max_turns": state.max_turns, "max_tokens": state.max_tokens, "threads": state.threads}
-
-
-def empty_task_note(state: RunState) -> str | None:
-    """Words asking for a task, when the run has not started and its task is blank (a request the API refuses:
-    every message needs content); None otherwise."""
-    if state.records or str(state.messages[0].get("content", "")).strip():
-        return None
-    return "The task is empty: type what the agent should do in the Task box, then Step."
