@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from agent.api.requests import API_VERSIONS, LATEST_VERSION, MODES, check_body
 from agent.loop import RunState, TurnRecord, console_lines, run_to_end
@@ -27,7 +28,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, not a usage block
+    def error(self, message: str) -> NoReturn:  # one line, not a usage block
         raise UsageError(f"{self.prog}: {message} (see --help)")
 
 

@@ -32,8 +32,8 @@ MAX_TOKENS = 1024
 class Model(Protocol):
     """Anything that answers a request with a reply dict in the API's shape."""
 
-    def create(self, messages: list[dict[str, Any]], *, system: str, tools: list[dict[str, Any]],
-               max_tokens: int) -> dict[str, Any]: ...
+    def create(self, messages: list[dict[str, Any]], *, system: str = "", tools: list[dict[str, Any]] | None = None,
+               max_tokens: int, **options: Any) -> dict[str, Any]: ...
 
 
 class StopReason(StrEnum):
@@ -319,7 +319,7 @@ def ask_on_thread(state: RunState, model: Model, record: TurnRecord) -> dict[str
     if previous is not None and state.new_thread:  # the thread holds a history that is no longer this one
         record.thread_lost, previous = state.new_thread, None
     if previous is not None:
-        record.thread = {"type": "continue", "previous_message_id": previous.reply.get("id")}
+        record.thread = {"type": "continue", "previous_message_id": (previous.reply or {}).get("id")}
         record.sent_from = previous.sent + 1  # the thread holds the conversation up to and with that reply
         try:
             return model.create(state.messages[record.sent_from:], max_tokens=state.max_tokens, thread=record.thread)
@@ -347,7 +347,7 @@ def run_to_end(state: RunState, model: Model, retries: int = 2) -> str:
         failures = 0 if record.counted else failures + 1
         if failures and (failures > retries or not record.retryable):
             return f"model error: {state.error}"
-    return state.result
+    return state.result or ""  # done: the result is set
 
 
 def reopen(state: RunState) -> None:
@@ -382,7 +382,8 @@ def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, re
     non-ASCII input shown as itself (not `\\u00e9`), a run with no turn yet saying so, and a run over a
     message thread saying what the whole array would have been beside what was sent.
     """
-    lines, notes = [], notes or {}
+    lines: list[str] = []
+    notes = notes or {}
     for index, record in enumerate(state.records):
         said = len(lines)
         if record.path == TurnPath.MODEL_ERROR:

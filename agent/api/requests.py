@@ -256,6 +256,7 @@ class RequestChecker:
         current: Turn | None = None
         known = self._length  # the last accepted request's length: its user messages passed on their own
         for i in range(start, len(messages)):
+            role: str | None
             if i < known and messages[i].get("role") == "user":  # no rule of one user message hangs on its place
                 role = "user"
             else:

@@ -29,12 +29,14 @@ SAMPLING_FIELDS = {"temperature": "float", "top_p": "float", "top_k": "int"}
 @cache
 def schema() -> dict[str, Any]:
     """The schema file, read once."""
-    return json.loads(SCHEMA_FILE.read_text())
+    loaded: dict[str, Any] = json.loads(SCHEMA_FILE.read_text())
+    return loaded
 
 
 def definition(name: str) -> dict[str, Any]:
     """One TypedDict of the schema: `{"fields": {name: node}, "required": [...]}`."""
-    return schema()["definitions"][name]
+    found: dict[str, Any] = schema()["definitions"][name]
+    return found
 
 
 def _say(value: Any) -> str:

@@ -48,7 +48,7 @@ def branch_caption(tree: RunTree, name: str) -> str:
     state = branch.state
     where = "the run as it happened" if branch.parent is None else f"from {branch.parent} {where_it_left(branch)}"
     standing = state.result if state.done else f"{state.turn} turn{'s' if state.turn != 1 else ''}, going on"
-    return f"{name}: {where} · {clip(standing, 48)}"
+    return f"{name}: {where} · {clip(standing or '', 48)}"
 
 
 def branch_map(tree: RunTree) -> Digraph:
@@ -61,7 +61,7 @@ def branch_map(tree: RunTree) -> Digraph:
     graph.attr("edge", fontname=FONT, fontsize="11", color=MUTED, fontcolor=MUTED, arrowsize="0.6")
     for number, branch in enumerate(tree.branches.values()):
         state = branch.state
-        standing = clip(state.result, 36) if state.done else "going on"
+        standing = clip(state.result or "", 36) if state.done else "going on"
         current = branch.name == tree.current
         turns = f"{state.turn} turn{'s' if state.turn != 1 else ''}"
         graph.node(f"b{number}", graphviz.nohtml(f"{branch.name}\\n{turns} · {standing}"),

@@ -14,6 +14,7 @@ import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from agent.loop import RunState, TurnPath, TurnRecord
 from agent.page.view import LoopSource, record_of_turn, sent_words
@@ -49,7 +50,7 @@ class LessonParts:
     """What comes after the loop: the turn limit's return."""
 
 
-def _span(node: ast.AST) -> tuple[int, int]:
+def _span(node: ast.stmt) -> tuple[int, int]:
     return node.lineno, node.end_lineno or node.lineno
 
 
@@ -72,7 +73,7 @@ def find_parts(source: str) -> LessonParts:
     at = next((i for i, n in enumerate(function.body) if isinstance(n, ast.For)), None)
     if at is None or at == 0:
         raise ValueError("run_agent has no `for` loop after its first line")
-    loop = function.body[at]
+    loop = cast(ast.For, function.body[at])  # found as one above
     body = loop.body
     send = next((i for i, n in enumerate(body) if _calls(n, "create")), None)
     answer = next((i for i, n in enumerate(body) if _compares_to(n, "end_turn")), None)
@@ -84,7 +85,8 @@ def find_parts(source: str) -> LessonParts:
     after = function.body[at + 1:]
 
     def branch(i: int) -> tuple[int, int, int]:
-        return body[i].lineno, body[i].test.end_lineno or body[i].lineno, body[i].end_lineno or body[i].lineno
+        test = cast(ast.If, body[i]).test  # found by _compares_to: an `if`
+        return body[i].lineno, test.end_lineno or body[i].lineno, body[i].end_lineno or body[i].lineno
 
     return LessonParts(
         start=(function.body[0].lineno, function.body[at - 1].end_lineno or function.body[at - 1].lineno),
@@ -96,7 +98,7 @@ def find_parts(source: str) -> LessonParts:
 
 # What a call that raised does: run_agent has no handler, so the exception leaves it; the sandbox around it is
 # what catches the exception (graph.HARNESS draws those exits apart from the loop's own paths).
-RAISED = {
+RAISED: dict[TurnPath | None, str] = {
     TurnPath.BAD_REQUEST: "the request was refused: run_agent would raise here (the exception leaves it); "
                    "the sandbox catches it and ends the run",
     TurnPath.NO_REPLY: "no reply to give: run_agent would raise here (the exception leaves it); "
