@@ -93,8 +93,7 @@ class TurnRecord:
     status: int | None = None
     """The HTTP status of a failed request, when the service (or a script's error entry) gave one."""
     script_reply: int | None = None
-    """Which reply of a FakeModel's script this turn's reply is (1 for the first); None for any other model's.
-    An injected fault or an edit at a fork keeps it: the script goes on after it."""
+    """Which reply of a FakeModel's script this is (1 for the first; kept through a fault or an edit), else None."""
     refused_unsent: bool = False
     """For `bad_request`: True when the request rules refused it before it was sent, False when a service did."""
     retryable: bool = False
@@ -202,9 +201,8 @@ class RunState:
 
 
 def _is_retryable(exc: Exception) -> bool:
-    # A model adapter may say so itself; otherwise the SDK's own rule: 408, 409,
-    # 429 and 5xx are retried, and so is a lost connection or an overload said
-    # in the middle of a stream (status 200, told apart by its type).
+    # A model adapter may say so itself; otherwise the SDK's own rule: 408, 409, 429 and 5xx are retried, and so
+    # is a lost connection or an overload said in the middle of a stream (status 200, told apart by its type).
     said = getattr(exc, "retryable", None)
     if isinstance(said, bool):
         return said
@@ -219,24 +217,14 @@ def _is_bad_request(exc: Exception) -> bool:
     return isinstance(exc, RequestRejected) or getattr(exc, "status_code", None) == 400
 
 
-
-# Files saved before records held these facts: the FakeModel's reply id numbered it, the error's words began
-# with the status ("529 overloaded_error: ...").
-_OLD_SCRIPT_REPLY_ID = re.compile(r"^msg_fake_(\d+)$")
-_OLD_ERROR_STATUS = re.compile(r"^(\d{3})\b")
-
-
 def _record_from_dict(data: dict[str, Any]) -> TurnRecord:
-    """A record as `asdict` wrote it, from this version or an older one (`branch` for `path`, no `status`)."""
+    """A record as `asdict` wrote it, or an older version (`branch`, `msg_fake_0005`, `529 overloaded...`)."""
     fields = {("path" if key == "branch" else key): value for key, value in data.items()}
     fields["path"] = TurnPath(fields["path"]) if fields.get("path") else None
     fields["tool_runs"] = [ToolRun(**run) for run in fields.get("tool_runs", [])]
-    if "script_reply" not in fields:
-        numbered = _OLD_SCRIPT_REPLY_ID.match(str((fields.get("reply") or {}).get("id", "")))
-        fields["script_reply"] = int(numbered[1]) if numbered else None
-    if "status" not in fields:
-        status = _OLD_ERROR_STATUS.match(fields.get("error") or "")
-        fields["status"] = int(status[1]) if status else None
+    reply_id, words = str((fields.get("reply") or {}).get("id", "")), fields.get("error") or ""
+    fields.setdefault("script_reply", int(reply_id[9:]) if re.fullmatch(r"msg_fake_\d+", reply_id) else None)
+    fields.setdefault("status", int(words[:3]) if words[:3].isdigit() else None)
     return TurnRecord(**fields)
 
 
@@ -257,8 +245,7 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
             reply = model.create(state.messages, system=state.system,
                                  tools=tool_schemas(state.tool_names), max_tokens=state.max_tokens)
     except Exception as exc:  # a failing model is a state of the run, never a crash
-        record.error = error_words(exc)
-        record.status = getattr(exc, "status_code", None)
+        record.error, record.status = error_words(exc), getattr(exc, "status_code", None)
         if _is_bad_request(exc):
             record.path = TurnPath.BAD_REQUEST
             record.refused_unsent = isinstance(exc, RequestRejected)
@@ -382,8 +369,7 @@ def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, re
     non-ASCII input shown as itself (not `\\u00e9`), a run with no turn yet saying so, and a run over a
     message thread saying what the whole array would have been beside what was sent.
     """
-    lines: list[str] = []
-    notes = notes or {}
+    lines, notes = list[str](), notes or {}
     for index, record in enumerate(state.records):
         said = len(lines)
         if record.path == TurnPath.MODEL_ERROR:

@@ -48,9 +48,10 @@ def serve_page(page: Path, streamlit_options: Sequence[str]) -> int:
     try:
         cli.main(["run", str(page), *streamlit_options], prog_name="streamlit", standalone_mode=False)
     except Exception as exc:
-        if not callable(getattr(exc, "format_message", None)):  # a click error (a bad option) says itself so
+        said = getattr(exc, "format_message", None)  # a click error (a bad option) says itself so
+        if not callable(said):
             raise
-        raise StreamlitOptionError(exc.format_message()) from None
+        raise StreamlitOptionError(said()) from None
     finally:
         bootstrap._on_server_start = started
     return 0
