@@ -1,6 +1,7 @@
 """Loop Sandbox: step an agent loop in the browser and watch the conversation grow.
 
-Run it with `streamlit run sandbox_app.py`. This file only sets the page up and
+Run it with `streamlit run sandbox_app.py` (or, tuned to hold a class, `python -m agent serve-page`:
+views/launcher.py). This file only sets the page up and
 names its views; each view is a page script in `views/` with its own URL path,
 so a teacher can link straight to the exercise. What a view works out about a
 run comes from `agent.page` (no streamlit there). Each browser tab is its own
@@ -20,9 +21,6 @@ if str(HERE) not in sys.path:  # the views import each other as `views.*`, where
 
 from agent.page.html_cards import PAGE_CSS  # noqa: E402  (needs no path, but reads better beside the others)
 from agent.page.navigation import NAVIGATION_HOLD_JS  # noqa: E402
-from views.serving import hold_a_class  # noqa: E402
-
-hold_a_class()  # once a process: Steps sent without delay, room for a large class's dropped sessions
 
 # The API key is kept by Streamlit only (never in the Sandbox): a widget's value is forgotten when it is not
 # drawn, and the real model's settings are not drawn while another model is picked.

@@ -1,5 +1,5 @@
 """The command line: `python -m agent run | toy | scripts | validate | check-request | serve | check-loop |
-export-html`.
+export-html | serve-page`.
 
 Bad input never shows a traceback: one line on stderr and exit status 2.
 A fake run imports neither streamlit nor anthropic, so it starts fast.
@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from agent.api.requests import API_VERSIONS, LATEST_VERSION, MODES, check_body
 from agent.loop import RunState, TurnRecord, console_lines, run_to_end
@@ -27,7 +28,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, not a usage block
+    def error(self, message: str) -> NoReturn:  # one line, not a usage block
         raise UsageError(f"{self.prog}: {message} (see --help)")
 
 
@@ -140,6 +141,24 @@ def cmd_record(args: argparse.Namespace) -> int:
         return serve_until_signalled(proxy, 10.0, lambda line: print(line, flush=True))
     finally:
         proxy.server_close()
+
+
+def cmd_serve_page(args: argparse.Namespace) -> int:
+    project = Path(__file__).resolve().parent.parent  # the page and its views sit beside the package in a checkout
+    if (project / "views" / "launcher.py").is_file() and str(project) not in sys.path:
+        sys.path.insert(0, str(project))
+    try:
+        from views.launcher import THE_PAGE, StreamlitOptionError, serve_page
+    except ImportError:
+        raise UsageError("serve-page: the page's views/ folder is not here; run it in the project's folder, where "
+                         "sandbox_app.py is") from None
+    page = Path(args.page) if args.page else THE_PAGE
+    if not page.is_file():
+        raise UsageError(f"serve-page: {page}: no such page")
+    try:
+        return serve_page(page, args.streamlit_options)
+    except StreamlitOptionError as exc:
+        raise UsageError(f"serve-page: {exc}") from None
 
 
 def cmd_scripts(args: argparse.Namespace) -> int:
@@ -283,6 +302,11 @@ def build_parser() -> argparse.ArgumentParser:
     record.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     record.add_argument("--port", type=_port, default=8766, help="the port (default 8766; 0 picks a free one)")
     record.set_defaults(handler=cmd_record)
+
+    page = commands.add_parser("serve-page", help="serve the page tuned to hold a class; any other option goes to "
+                               "`streamlit run`, e.g. --server.port 8601 (docs/hosting.md)")
+    page.add_argument("--page", help="the page script (default: sandbox_app.py)")
+    page.set_defaults(handler=cmd_serve_page)
     return parser
 
 
@@ -296,7 +320,11 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args, rest = parser.parse_known_args(argv)
+        if rest and args.handler is not cmd_serve_page:  # only the page's launcher passes options on
+            parser.error(f"unrecognized arguments: {' '.join(rest)}")
+        args.streamlit_options = rest
         handler: Callable[[argparse.Namespace], int] = args.handler
         return handler(args)
     except (UsageError, ScriptError, UntrustedInputError) as exc:

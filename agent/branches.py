@@ -14,28 +14,26 @@ The whole tree is plain data that writes to JSON and reads back; `agent.branch_c
 branches side by side.
 
 Where a FakeModel script goes on from is read off a branch's records, not
-counted as it goes: the script numbers each reply it gives in the reply's id
-(`msg_fake_0005` is its fifth), and an edit keeps the id of the reply it
+counted as it goes: each record of a script's reply holds its number
+(`TurnRecord.script_reply`), and an edit keeps the number of the reply it
 changes, so the branch's latest numbered reply and the script's error entries
-after it say exactly how far the script got, whatever was injected, edited
-or written by hand in between.
+after it (failures with a status) say exactly how far the script got, whatever
+was injected, edited or written by hand in between.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agent.loop import Model, RunState, TurnRecord, step
+from agent.loop import Model, RunState, TurnPath, TurnRecord, step
 from agent.models.faults import FAILS_BEFORE_ASKING, Fault, fault_applied, step_with_fault
 from agent.models.hand_model import HandModel, tool_use_ids
 
 MAIN = "main"
 EDITED_THREAD = "turn {turn} was edited, so the thread's copy of the conversation is not this one"
-SCRIPT_REPLY_ID = re.compile(r"^msg_fake_(\d+)$")  # agent.models.fake.FakeModel's id for its script's reply N
 
 
 class BranchError(ValueError):
@@ -102,20 +100,13 @@ class Branch:
         """
         used = 0
         for index, record in enumerate(prefix_records(self.state, turn)):
-            number = script_reply_number(record.reply)
-            if number is not None:
-                used = number
-            elif record.path == "model_error" and (record.error or "")[:1].isdigit():  # an error with a status
+            if record.script_reply is not None:
+                used = record.script_reply
+            elif record.path == TurnPath.MODEL_ERROR and record.status is not None:  # a script's error entry
                 mark = self.marks.get(index)
                 if mark is None or mark.kind != "injected" or mark.fault not in FAILS_BEFORE_ASKING:
                     used += 1
         return used
-
-
-def script_reply_number(reply: dict[str, Any] | None) -> int | None:
-    """Which reply of its script a FakeModel's reply is (1 for the first); None for any other model's."""
-    found = SCRIPT_REPLY_ID.match(str((reply or {}).get("id", "")))
-    return int(found[1]) if found else None
 
 
 def prefix_records(state: RunState, turn: int) -> list[TurnRecord]:
@@ -128,7 +119,7 @@ def prefix(state: RunState, turn: int) -> RunState:
     if not 0 <= turn <= state.turn:
         raise BranchError(f"there is no turn {turn} to fork from: the run has {state.turn} turn(s)")
     records = prefix_records(state, turn)
-    if records and records[-1].path == "bad_request":
+    if records and records[-1].path == TurnPath.BAD_REQUEST:
         # A refused request is counted as a turn but added nothing: the state after it is the state after the
         # turn before (its failed attempts, a 529 say, went with it: the turn is to be taken again).
         return prefix(state, turn - 1)
@@ -220,8 +211,9 @@ class RunTree:
         hand.give(stop_reason, blocks, branch.state.tool_names, check_inputs=False,
                   taken=tool_use_ids(state.messages))
         record = step(state, hand)
+        record.script_reply = old.script_reply  # the reply it changes, changed: a script goes on after it
         if record.reply is not None and old.reply is not None and "id" in old.reply:
-            record.reply["id"] = old.reply["id"]  # the reply it changes, changed: a script goes on after it
+            record.reply["id"] = old.reply["id"]
         words = _reply_change(old.reply or {}, record.reply or {})
         if (old.reply or {}).get("content") == (record.reply or {}).get("content") and \
                 (old.reply or {}).get("stop_reason") == (record.reply or {}).get("stop_reason"):

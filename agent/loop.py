@@ -13,6 +13,7 @@ until the loop has finished. The whole state of a run is plain data
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -31,8 +32,8 @@ MAX_TOKENS = 1024
 class Model(Protocol):
     """Anything that answers a request with a reply dict in the API's shape."""
 
-    def create(self, messages: list[dict[str, Any]], *, system: str, tools: list[dict[str, Any]],
-               max_tokens: int) -> dict[str, Any]: ...
+    def create(self, messages: list[dict[str, Any]], *, system: str = "", tools: list[dict[str, Any]] | None = None,
+               max_tokens: int, **options: Any) -> dict[str, Any]: ...
 
 
 class StopReason(StrEnum):
@@ -81,14 +82,18 @@ class TurnRecord:
     thread_lost: str | None = None
     """Why the model could not continue the thread (its error, in words), when this turn fell back to the whole
     array under a new thread."""
-    path: str = ""
-    """The path the turn took through the loop (a `TurnPath`); the page lights the lesson's lines from it."""
+    path: TurnPath | None = None
+    """The path the turn took through the loop; the page lights the lesson's lines from it. None until decided."""
     reply: dict[str, Any] | None = None
     """The model's reply, as it came back; None when the request failed."""
     tool_runs: list[ToolRun] = field(default_factory=list)
     """Every tool call of the reply, in order, as it ran."""
     error: str | None = None
     """Why the request failed, for `bad_request` and `model_error`."""
+    status: int | None = None
+    """The HTTP status of a failed request, when the service (or a script's error entry) gave one."""
+    script_reply: int | None = None
+    """Which reply of a FakeModel's script this is (1 for the first; kept through a fault or an edit), else None."""
     refused_unsent: bool = False
     """For `bad_request`: True when the request rules refused it before it was sent, False when a service did."""
     retryable: bool = False
@@ -188,10 +193,7 @@ class RunState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunState:
-        records = [TurnRecord(**{**{("path" if k == "branch" else k): v for k, v in r.items()},  # older files: branch
-                                 "tool_runs": [ToolRun(**t) for t in r["tool_runs"]]})
-                   for r in data.get("records", [])]
-        return cls(**{**data, "records": records})
+        return cls(**{**data, "records": [_record_from_dict(r) for r in data.get("records", [])]})
 
     @classmethod
     def from_json(cls, text: str) -> RunState:
@@ -199,9 +201,8 @@ class RunState:
 
 
 def _is_retryable(exc: Exception) -> bool:
-    # A model adapter may say so itself; otherwise the SDK's own rule: 408, 409,
-    # 429 and 5xx are retried, and so is a lost connection or an overload said
-    # in the middle of a stream (status 200, told apart by its type).
+    # A model adapter may say so itself; otherwise the SDK's own rule: 408, 409, 429 and 5xx are retried, and so
+    # is a lost connection or an overload said in the middle of a stream (status 200, told apart by its type).
     said = getattr(exc, "retryable", None)
     if isinstance(said, bool):
         return said
@@ -214,6 +215,17 @@ def _is_retryable(exc: Exception) -> bool:
 def _is_bad_request(exc: Exception) -> bool:
     # The real API's refusal (a 400) is the same news as the FakeModel's.
     return isinstance(exc, RequestRejected) or getattr(exc, "status_code", None) == 400
+
+
+def _record_from_dict(data: dict[str, Any]) -> TurnRecord:
+    """A record as `asdict` wrote it, or an older version (`branch`, `msg_fake_0005`, `529 overloaded...`)."""
+    fields = {("path" if key == "branch" else key): value for key, value in data.items()}
+    fields["path"] = TurnPath(fields["path"]) if fields.get("path") else None
+    fields["tool_runs"] = [ToolRun(**run) for run in fields.get("tool_runs", [])]
+    reply_id, words = str((fields.get("reply") or {}).get("id", "")), fields.get("error") or ""
+    fields.setdefault("script_reply", int(reply_id[9:]) if re.fullmatch(r"msg_fake_\d+", reply_id) else None)
+    fields.setdefault("status", int(words[:3]) if words[:3].isdigit() else None)
+    return TurnRecord(**fields)
 
 
 def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> TurnRecord:
@@ -233,7 +245,7 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
             reply = model.create(state.messages, system=state.system,
                                  tools=tool_schemas(state.tool_names), max_tokens=state.max_tokens)
     except Exception as exc:  # a failing model is a state of the run, never a crash
-        record.error = error_words(exc)
+        record.error, record.status = error_words(exc), getattr(exc, "status_code", None)
         if _is_bad_request(exc):
             record.path = TurnPath.BAD_REQUEST
             record.refused_unsent = isinstance(exc, RequestRejected)
@@ -249,6 +261,7 @@ def step(state: RunState, model: Model, toolbox: Mapping[str, Tool] = TOOLS) -> 
         return record
     record.model_seconds = time.perf_counter() - started
     record.reply = reply
+    record.script_reply = getattr(model, "script_reply", None)
     state.messages.append({"role": "assistant", "content": reply["content"]})
 
     stop_reason = reply.get("stop_reason")
@@ -293,7 +306,7 @@ def ask_on_thread(state: RunState, model: Model, record: TurnRecord) -> dict[str
     if previous is not None and state.new_thread:  # the thread holds a history that is no longer this one
         record.thread_lost, previous = state.new_thread, None
     if previous is not None:
-        record.thread = {"type": "continue", "previous_message_id": previous.reply.get("id")}
+        record.thread = {"type": "continue", "previous_message_id": (previous.reply or {}).get("id")}
         record.sent_from = previous.sent + 1  # the thread holds the conversation up to and with that reply
         try:
             return model.create(state.messages[record.sent_from:], max_tokens=state.max_tokens, thread=record.thread)
@@ -321,7 +334,7 @@ def run_to_end(state: RunState, model: Model, retries: int = 2) -> str:
         failures = 0 if record.counted else failures + 1
         if failures and (failures > retries or not record.retryable):
             return f"model error: {state.error}"
-    return state.result
+    return state.result or ""  # done: the result is set
 
 
 def reopen(state: RunState) -> None:
@@ -330,7 +343,7 @@ def reopen(state: RunState) -> None:
     This is how a person sends on purpose a request that the pre-flight check
     refused: reopen the run, tell the model to send anyway, and step.
     """
-    if not (state.records and state.records[-1].path == "bad_request"):
+    if not (state.records and state.records[-1].path == TurnPath.BAD_REQUEST):
         raise ValueError("only a run that a refused request ended can be reopened")
     state.records.pop()
     state.result = None
@@ -356,10 +369,10 @@ def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, re
     non-ASCII input shown as itself (not `\\u00e9`), a run with no turn yet saying so, and a run over a
     message thread saying what the whole array would have been beside what was sent.
     """
-    lines, notes = [], notes or {}
+    lines, notes = list[str](), notes or {}
     for index, record in enumerate(state.records):
         said = len(lines)
-        if record.path == "model_error":
+        if record.path == TurnPath.MODEL_ERROR:
             lines.append(f"turn {record.turn}: model error: {record.error}")
         if record.thread_lost:
             lines.append(f"turn {record.turn}: the thread could not be continued ({record.thread_lost}): "

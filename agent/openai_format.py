@@ -139,19 +139,3 @@ def side_by_side(messages: list[dict[str, Any]], system: str = "") -> list[Pair]
 def chat_messages(messages: list[dict[str, Any]], system: str = "") -> list[dict[str, Any]]:
     """The whole `messages` array Chat Completions would be sent for this conversation."""
     return [message for pair in side_by_side(messages, system) for message in pair.openai]
-
-
-def chat_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The Messages API's `tools` as Chat Completions' function tools: `input_schema` becomes `parameters`."""
-    return [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
-                                              "parameters": t["input_schema"]}} for t in tools]
-
-
-def chat_request(request: dict[str, Any]) -> dict[str, Any]:
-    """A whole Messages API request body as the Chat Completions body that asks the same."""
-    body: dict[str, Any] = {"model": request.get("model", ""),
-                            "messages": chat_messages(request.get("messages", []), request.get("system", "") or ""),
-                            "max_tokens": request.get("max_tokens")}
-    if request.get("tools"):
-        body["tools"] = chat_tools(request["tools"])
-    return body

@@ -25,7 +25,7 @@ TOP_LEVEL_KEYS = ("title", "about", "task", "system", "tools", "max_turns", "rep
 ERROR_STATUSES = frozenset({400, 401, 402, 403, 404, 408, 409, 413, 429, 500, 502, 503, 504, 529})
 MAX_RETRY_AFTER = 24 * 3600  # seconds: a day; a header's number, not a promise to wait that long
 MAX_USAGE = 10**12  # tokens in one reply's usage: far above any real count, low enough to add and price
-BLOCK_FIELDS = {
+BLOCK_FIELDS: dict[str, dict[str, type]] = {
     "text": {"text": str},
     "thinking": {"thinking": str},
     "redacted_thinking": {"data": str},
@@ -94,7 +94,7 @@ def _check_block(where: str, block: Any) -> None:
         if name not in block:
             raise _fail(where, f'{kind} needs an "{name}"' if name[0] in "aeiou" else f'{kind} needs a "{name}"')
         if not isinstance(block[name], expected):
-            kind_word = {str: "a string", dict: "an object"}[expected]
+            kind_word = "a string" if expected is str else "an object"  # the two kinds BLOCK_FIELDS holds
             raise _fail(f"{where}.{name}", f"{kind} {name} must be {kind_word}")
     if kind == "tool_use" and not ID_PATTERN.match(block["id"]):
         raise _fail(f"{where}.id", "a tool_use id may hold only letters, digits, _ and -")

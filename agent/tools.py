@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 # The files `read_file` and `list_files` see. They live here, in memory, so a
 # tool call can never touch the disk of the machine running the sandbox.
@@ -171,9 +171,9 @@ def call_tool(block: dict[str, Any], tool_names: Iterable[str], toolbox: Mapping
         problem = f"{name} is not available to this agent (its tools: {', '.join(allowed) or 'none'})"
     else:
         problem = input_problem(tool, tool_input)
-    if problem is None:
+    if problem is None and tool is not None:  # no problem: the tool exists and its input is an object
         try:
-            content, is_error = result_text(tool.function(**tool_input)), False
+            content, is_error = result_text(tool.function(**cast(dict[str, Any], tool_input))), False
         except Exception as exc:  # a failing tool is news for the model, not a crash for the loop
             content, is_error = f"error: {exc}", True
     else:

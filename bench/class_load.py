@@ -336,12 +336,12 @@ def print_back_to_back(app: Path) -> None:
     With a pause of half a second or more between presses Linux acknowledges at once and the stall hides;
     pressed in quick succession, each Step of Streamlit as shipped waits for the acknowledgement.
     """
-    with SandboxServer(app) as server:
+    with SandboxServer(app, tuned=True) as server:
         asyncio.run(visit_and_leave(server.url))
         served = statistics.median(asyncio.run(steps_back_to_back(server.url))) * 1000
         as_streamlit_ships_it(server.process.pid)
         shipped = statistics.median(asyncio.run(steps_back_to_back(server.url))) * 1000
-    print(f"12 Steps back to back, median: {served:.0f} ms with views/serving.py, {shipped:.0f} ms with the "
+    print(f"12 Steps back to back, median: {served:.0f} ms with views/launcher.py, {shipped:.0f} ms with the "
           f"socket as Streamlit ships it ({shipped / served:.1f}x)")
 
 
@@ -380,7 +380,7 @@ def main() -> int:
                              "many learners (0: none)")
     parser.add_argument("--as-shipped", action="store_true",
                         help="also the sandbox with its listening socket as Streamlit ships it (no TCP_NODELAY), "
-                             "at each level and for Steps back to back: the stall views/serving.py removes")
+                             "at each level and for Steps back to back: the stall views/launcher.py removes")
     parser.add_argument("--app", type=Path, default=ROOT / "sandbox_app.py", help="the page to load")
     args = parser.parse_args()
     levels = [int(n) for n in args.levels.split(",")]

@@ -40,10 +40,11 @@ def runqueue_wait_seconds(pid: int) -> float:
 
 
 class OneProcess:
-    """One `streamlit run` of the page."""
+    """One process of the page, as the launcher (`python -m agent serve-page`) serves it."""
 
     def __init__(self, app: Path, options: list[str], probe_dir: Path) -> None:
-        self.server = SandboxServer(app, options=options, streamlit=PROBE, env={"LOAD_PROBE_DIR": str(probe_dir)})
+        self.server = SandboxServer(app, options=options, streamlit=PROBE, tuned=True,
+                                    env={"LOAD_PROBE_DIR": str(probe_dir)})
         self.server.__enter__()
         self.url = self.server.url
         self.backends = {"st1": self.url}
@@ -66,7 +67,7 @@ def proxy_set(app: Path, options: list[str], probe_dir: Path, k: int) -> ClassSe
 
 
 def as_streamlit_ships_it(pid: int) -> None:
-    """Take back what views/serving.py did to the server's listening socket: Nagle's algorithm on again."""
+    """Take back what views/launcher.py did to the server's listening socket: Nagle's algorithm on again."""
     for sock in server_tcp_sockets(pid):
         if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)

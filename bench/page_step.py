@@ -27,14 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from browser_support import ROOT, SandboxServer, launch_chromium, open_page, wait_for_idle  # noqa: E402
 
 RUNAWAY_TITLE = "A runaway model that never stops"
-# The floor is served as the sandbox is (views/serving.py: no delayed-acknowledgement stall), so a ratio to it
+# The floor is served as the sandbox is (the launcher: no delayed-acknowledgement stall), so a ratio to it
 # is the page's own work.
 TRIVIAL_PAGE = f"""import sys
 sys.path.insert(0, {str(ROOT)!r})
 import streamlit as st
-from views.serving import hold_a_class
-
-hold_a_class()
 if st.button("Click"):
     st.session_state.count = st.session_state.get("count", 0) + 1
 st.write(f"count {{st.session_state.get('count', 0)}}")
@@ -103,7 +100,8 @@ def main() -> int:
     early, late, trivial, frames_per_step = [], [], [], []
     with tempfile.TemporaryDirectory() as folder:
         trivial_app = write_trivial_app(Path(folder))
-        with SandboxServer(args.app) as server, SandboxServer(trivial_app) as other, sync_playwright() as playwright:
+        with SandboxServer(args.app, tuned=True) as server, SandboxServer(trivial_app, tuned=True) as other, \
+                sync_playwright() as playwright:
             browser = launch_chromium(playwright)
             counters: list[FrameCounter] = []
             page = open_page(browser, server.url, on_page=lambda p: counters.append(FrameCounter(p)))

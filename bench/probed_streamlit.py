@@ -1,6 +1,7 @@
 """`streamlit` exactly as its command runs, with one question the load benchmark can ask it, and a log.
 
     python bench/probed_streamlit.py run sandbox_app.py --server.port 8601 ...
+    python bench/probed_streamlit.py serve-page --server.port 8601 ...   (the launcher, python -m agent)
 
 How many Streamlit sessions does this process still hold? Outside the process
 nothing says (its metrics count connected sessions only). When the file
@@ -8,7 +9,7 @@ nothing says (its metrics count connected sessions only). When the file
 alive (weakly remembered as each is made, so one frozen by the process is
 counted too; after a full collection, so cyclic garbage is not held) and
 writes the count to `<pid>.answer`, with the number of objects frozen out of
-the collector's passes and its young threshold (views/serving.py sets both).
+the collector's passes and its young threshold (views/launcher.py sets both).
 And every pause of Python's cyclic garbage collector (it holds the GIL, so
 every Step in flight waits) is written to `<pid>.gc` as
 `<monotonic seconds> <generation> <milliseconds>`. Nothing else
@@ -86,6 +87,10 @@ if __name__ == "__main__":
         folder = Path(os.environ["LOAD_PROBE_DIR"])
         threading.Thread(target=answer_questions, args=(folder, remember_sessions()), daemon=True).start()
         log_collections(folder / f"{os.getpid()}.gc")
+    if sys.argv[1:2] == ["serve-page"]:
+        from agent.__main__ import main as agent_main
+
+        sys.exit(agent_main(sys.argv[1:]))
     from streamlit.web.cli import main
 
     sys.exit(main(prog_name="streamlit"))

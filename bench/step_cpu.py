@@ -27,12 +27,15 @@ from load_servers import process_cpu_seconds  # noqa: E402
 from streamlit_session import StreamlitSession  # noqa: E402
 
 
-def start(folder: Path, home: str, app: str = "sandbox_app.py") -> tuple[subprocess.Popen, str]:
-    """The page `app` in `folder`, importing its own `agent` and `views`; `home` keeps Streamlit's files out of it."""
+def start(folder: Path, home: str, app: str = "sandbox_app.py", tuned: bool = False) -> tuple[subprocess.Popen, str]:
+    """The page `app` in `folder`, importing its own `agent` and `views`; `home` keeps Streamlit's files out of it.
+    `tuned`: served by this checkout's launcher (`python -m agent serve-page`), not a plain `streamlit run`."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "streamlit", "run", app, "--server.port",
+    serve = ["-m", "agent", "serve-page", "--page", app] if tuned else ["-m", "streamlit", "run", app]
+    imports = ROOT if tuned else folder
+    process = subprocess.Popen([sys.executable, *serve, "--server.port",
                                 str(port), "--server.headless", "true"], cwd=folder,
-                               env={"PATH": "/usr/bin:/bin", "HOME": home, "PYTHONPATH": str(folder)},
+                               env={"PATH": "/usr/bin:/bin", "HOME": home, "PYTHONPATH": str(imports)},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     wait_healthy(url, process, time.monotonic() + 60, lambda: "(its output is not kept)")

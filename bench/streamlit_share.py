@@ -39,9 +39,6 @@ from streamlit_session import StreamlitSession  # noqa: E402
 FRAGMENT_PAGE = """import sys
 sys.path.insert(0, {root!r})
 import streamlit as st
-from views.serving import hold_a_class
-
-hold_a_class()
 
 
 @st.fragment
@@ -146,8 +143,8 @@ def main() -> int:
         for lines in LINES:  # beside the trivial page, under the same settings
             pages[f"fragment +{lines}"] = Path(folder) / f"fragment_{lines}.py"
             pages[f"fragment +{lines}"].write_text(FRAGMENT_PAGE.format(root=str(ROOT), lines=lines))
-        servers = {name: start(Path(folder), home, app.name) for name, app in pages.items()}
-        servers["sandbox Step"] = start(ROOT, home)
+        servers = {name: start(Path(folder), home, app.name, tuned=True) for name, app in pages.items()}
+        servers["sandbox Step"] = start(ROOT, home, tuned=True)
         try:
             def press(name: str, presses: int) -> float:
                 process, url = servers[name]

@@ -5,8 +5,9 @@
 #   K=4 PROXY_ADDRESS=0.0.0.0 deploy/start-class.sh
 #
 # Each process listens on 127.0.0.1 only (BACKEND_PORT, BACKEND_PORT+1, ...); HAProxy (deploy/haproxy.cfg)
-# spreads sessions over them with a cookie and checks each on /_stcore/health. Arguments after the script
-# go to every `streamlit run` (e.g. --server.disconnectedSessionTTL 300). RUN_DIR keeps the logs, the
+# spreads sessions over them with a cookie and checks each on /_stcore/health. Each is the page's launcher,
+# `python -m agent serve-page`, which tunes the process for a class (docs/hosting.md). Arguments after the
+# script go to every `streamlit run` (e.g. --server.disconnectedSessionTTL 300). RUN_DIR keeps the logs, the
 # rendered HAProxy configuration and one pid file a process (st1.pid, ...). Ctrl-C or SIGTERM stops all.
 set -euo pipefail
 
@@ -17,8 +18,8 @@ export PROXY_ADDRESS="${PROXY_ADDRESS:-127.0.0.1}"
 export PROXY_PORT="${PROXY_PORT:-8501}"
 BACKEND_PORT="${BACKEND_PORT:-8601}"
 RUN_DIR="${RUN_DIR:-$(mktemp -d -t loop-sandbox-class.XXXXXX)}"
-# The command that runs Streamlit, split into words: `python -m streamlit` in a venv, or a wrapper.
-STREAMLIT="${STREAMLIT:-streamlit}"
+# The command that runs the page's launcher, split into words: the venv's python, or a wrapper.
+SERVE_PAGE="${SERVE_PAGE:-python3 -m agent serve-page}"
 
 command -v haproxy >/dev/null || { echo "haproxy is not installed: apt-get install haproxy" >&2; exit 2; }
 mkdir -p "$RUN_DIR"
@@ -38,8 +39,8 @@ export LOOP_SANDBOX_CHECK_SLOTS="${LOOP_SANDBOX_CHECK_SLOTS:-$(( $(nproc) / K > 
 cd "$(dirname "$APP")"  # Streamlit reads .streamlit/config.toml from the folder it starts in
 for i in $(seq 1 "$K"); do
   port=$((BACKEND_PORT + i - 1))
-  # shellcheck disable=SC2086  # STREAMLIT is a command line on purpose
-  $STREAMLIT run "$APP" --server.address 127.0.0.1 --server.port "$port" --server.headless true \
+  # shellcheck disable=SC2086  # SERVE_PAGE is a command line on purpose
+  $SERVE_PAGE --page "$APP" --server.address 127.0.0.1 --server.port "$port" --server.headless true \
     --server.fileWatcherType none --browser.gatherUsageStats false "$@" >"$RUN_DIR/st$i.log" 2>&1 &
   pids+=("$!")
   echo "$!" >"$RUN_DIR/st$i.pid"

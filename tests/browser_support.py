@@ -54,17 +54,21 @@ def consecutive_free_ports(count: int) -> int:
 
 
 class SandboxServer:
-    """`streamlit run sandbox_app.py` on a free port of 127.0.0.1, stopped by `stop()` (or `with`)."""
+    """`streamlit run sandbox_app.py` (or, `tuned`, `python -m agent serve-page`) on a free port of 127.0.0.1,
+    stopped by `stop()` (or `with`)."""
 
     def __init__(self, app: Path = ROOT / "sandbox_app.py", python: str = sys.executable,
-                 options: Sequence[str] = (), streamlit: Sequence[str] = ("-m", "streamlit"),
-                 env: dict[str, str] | None = None) -> None:
-        """`options` go to `streamlit run` after the usual ones; `streamlit` is how python starts Streamlit."""
+                 options: Sequence[str] = (), streamlit: Sequence[str] | None = None,
+                 env: dict[str, str] | None = None, tuned: bool = False) -> None:
+        """`options` go to `streamlit run` after the usual ones; `streamlit` is how python starts Streamlit (or,
+        `tuned`, the launcher)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = ROOT / "test-artifacts" / f"streamlit-{self.port}.log"
         self.log.parent.mkdir(exist_ok=True)
-        command = [python, *streamlit, "run", str(app), "--server.headless", "true",
+        starter = streamlit or (("-m", "agent") if tuned else ("-m", "streamlit"))
+        serve = ["serve-page", "--page", str(app)] if tuned else ["run", str(app)]
+        command = [python, *starter, *serve, "--server.headless", "true",
                    "--server.address", "127.0.0.1", "--server.port", str(self.port),
                    "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
                    "--global.developmentMode", "false", *options]
@@ -100,14 +104,15 @@ class SandboxServer:
 
 class ClassSet:
     """deploy/start-class.sh: K processes of the page behind HAProxy, on free loopback ports; `stop()` ends it
-    and all it started. `options` go to every `streamlit run`; `streamlit` is how python starts Streamlit."""
+    and all it started. `options` go to every `streamlit run`; `streamlit` is how python starts the launcher."""
 
     def __init__(self, k: int, run_dir: Path, app: Path = ROOT / "sandbox_app.py", options: Sequence[str] = (),
-                 streamlit: Sequence[str] = ("-m", "streamlit"), env: dict[str, str] | None = None) -> None:
+                 streamlit: Sequence[str] = ("-m", "agent"), env: dict[str, str] | None = None) -> None:
         self.run_dir = run_dir
         self.proxy_port, first = free_port(), consecutive_free_ports(k)
         env = {**os.environ, "K": str(k), "APP": str(app), "PROXY_PORT": str(self.proxy_port),
-               "BACKEND_PORT": str(first), "RUN_DIR": str(run_dir), "STREAMLIT": " ".join([sys.executable, *streamlit]),
+               "BACKEND_PORT": str(first), "RUN_DIR": str(run_dir),
+               "SERVE_PAGE": " ".join([sys.executable, *streamlit, "serve-page"]),
                **(env or {})}
         env.pop("ANTHROPIC_API_KEY", None)  # the page under test never sees a real key
         self.script = subprocess.Popen([str(ROOT / "deploy" / "start-class.sh"), *options], env=env,

@@ -552,6 +552,15 @@ def test_a_fork_keeps_the_runs_system_prompt_tools_and_max_tokens_and_takes_a_fr
     assert renamed.fork(1).name == "branch 2'"
 
 
+def test_where_a_script_goes_on_is_read_from_the_records_facts_not_from_the_replys_id():
+    tree, _ = played_run("overloaded_529")
+    for record in tree.branch.state.records:  # ids are the model's to choose: the number is on the record
+        if record.reply is not None:
+            record.reply["id"] = "msg_other"
+    assert [(r.script_reply, r.status) for r in tree.branch.state.records] == [(1, None), (None, 529), (3, None)]
+    assert [tree.branch.script_replies_used(turn) for turn in (1, 2)] == [1, 3]  # the 529 was an attempt at turn 2
+
+
 def test_a_tree_written_without_its_optional_fields_reads_back_with_their_defaults():
     tree, _ = played_run("add_then_answer")
     assert tree.to_json().startswith('{\n  "current": "main",\n  "branches": [\n    {')

@@ -1,6 +1,6 @@
-"""One process holds a class: a real `streamlit run sandbox_app.py`, driven over its websocket.
+"""One process holds a class: a real `python -m agent serve-page` (the launcher), driven over its websocket.
 
-views/serving.py reaches under Streamlit 1.67 (its listening socket, its
+views/launcher.py reaches under Streamlit 1.67 (its listening socket, its
 session store); these tests fail when that stops holding. The sockets are read
 from the server process itself: pidfd_getfd (Linux 5.6+) hands the test a
 duplicate of each of the server's descriptors, so the test asks the kernel what
@@ -23,7 +23,7 @@ from browser_support import ROOT, SandboxServer
 from streamlit_session import StreamlitSession, server_tcp_sockets
 from test_exercise import CORRECT_LOOP
 
-from views.serving import COLLECT_AFTER, DISCONNECTED_SESSIONS_KEPT
+from views.launcher import COLLECT_AFTER, DISCONNECTED_SESSIONS_KEPT
 
 sys.path.insert(0, str(ROOT / "bench"))
 from probed_streamlit import ask  # noqa: E402  (the load benchmark's probe of a server's sessions)
@@ -60,7 +60,7 @@ def client_port(session: StreamlitSession) -> int:
 
 @pytest.fixture(scope="module")
 def sandbox():
-    with SandboxServer() as server:
+    with SandboxServer(tuned=True) as server:
         yield server
 
 
@@ -79,23 +79,28 @@ def test_every_learners_websocket_is_sent_without_delay(sandbox):
     assert asyncio.run(learners()) == [1, 1]
 
 
-def test_a_page_without_the_hook_is_not(tmp_path):
-    """What the hook mends: a plain page's websocket has Nagle's algorithm on (Streamlit 1.67's listener).
+def test_plain_streamlit_run_serves_the_page_untuned(tmp_path):
+    """The README's `streamlit run sandbox_app.py` serves the same page, with none of the launcher's tuning: the
+    code is not frozen, the collector keeps Python's threshold, and the websocket has Nagle's algorithm on.
 
-    If this fails, Streamlit sets TCP_NODELAY itself now: views/serving.py's socket part can go.
+    If the last fails, Streamlit sets TCP_NODELAY itself now: views/launcher.py's socket part can go.
     """
-    page = tmp_path / "plain.py"
-    page.write_text("import streamlit as st\nst.write('plain')\n")
+    probe = [str(ROOT / "bench" / "probed_streamlit.py")]
 
     async def learner(url):
         session = await StreamlitSession.open(url)
         try:
-            return nodelay_of_connection(server.process.pid, client_port(session))
+            await session.rerun(session.pick("Script", RUNAWAY))
+            await session.rerun(*session.press("Step"))
+            return session.last_texts, nodelay_of_connection(server.process.pid, client_port(session))
         finally:
             await session.close()
 
-    with SandboxServer(page) as server:
-        assert asyncio.run(learner(server.url)) == 0
+    with SandboxServer(streamlit=probe, env={"LOAD_PROBE_DIR": str(tmp_path)}) as server:
+        texts, nodelay = asyncio.run(learner(server.url))
+        _, frozen, threshold = ask(server.process.pid, tmp_path)
+    assert any(text.startswith("turn 1 of 40") for text in texts), texts
+    assert (frozen, threshold, nodelay) == (0, 700, 0)
 
 
 def test_a_learner_dropped_with_a_class_of_others_gets_their_run_back(sandbox):
@@ -126,7 +131,7 @@ def test_a_learner_dropped_with_a_class_of_others_gets_their_run_back(sandbox):
 
 
 def test_the_code_loaded_at_start_leaves_the_collectors_walk_and_sessions_are_still_freed(tmp_path):
-    """views/serving.py freezes what the process loaded (after the SDK's background import) and collects less
+    """The launcher freezes what the process loaded (the SDK included) before it serves, and collects less
     often; the sessions of a class that come and go afterwards are still collected once their time is up."""
     probe = [str(ROOT / "bench" / "probed_streamlit.py")]
 
@@ -138,14 +143,11 @@ def test_the_code_loaded_at_start_leaves_the_collectors_walk_and_sessions_are_st
         for learner in learners:  # all at once: a time-out of one second must not start while others still step
             await learner.close()
 
-    with SandboxServer(options=["--server.disconnectedSessionTTL", "1"], streamlit=probe,
+    with SandboxServer(options=["--server.disconnectedSessionTTL", "1"], streamlit=probe, tuned=True,
                        env={"LOAD_PROBE_DIR": str(tmp_path)}) as server:
-        asyncio.run(visit_and_leave(server.url))  # the first page run starts the SDK's import, then the freeze
-        deadline = time.monotonic() + 60
-        while (frozen := ask(server.process.pid, tmp_path)[1]) == 0 and time.monotonic() < deadline:
-            time.sleep(0.5)
+        _, frozen, threshold = ask(server.process.pid, tmp_path)  # before any learner came
         assert frozen > 100_000, f"{frozen} objects frozen: the SDK, Streamlit and pydantic alone are more"
-        assert ask(server.process.pid, tmp_path)[2] == COLLECT_AFTER[0]
+        assert threshold == COLLECT_AFTER[0]
         asyncio.run(class_comes_and_goes(server.url))
         assert ask(server.process.pid, tmp_path)[0] >= 5  # disconnected, kept for their time-out
         time.sleep(2)
@@ -225,8 +227,7 @@ def test_a_process_started_with_the_usual_1024_open_files_allows_a_class_of_them
         pytest.skip(f"this machine's hard limit of open files is {hard}")
     resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))  # the server inherits the usual soft limit
     try:
-        with SandboxServer() as server:
-            asyncio.run(visit_and_leave(server.url))  # the page's first run in the process
+        with SandboxServer(tuned=True) as server:
             limits = (Path(f"/proc/{server.process.pid}/limits")).read_text()
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

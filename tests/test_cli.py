@@ -48,6 +48,9 @@ def test_the_tool_option_reaches_the_allowlist():
     (["run", "add_then_answer", "--tools", "add,rm"], "argument --tools: no tool named 'rm'"),
     (["run", "add_then_answer", "--mode", "loose"], "argument --mode: invalid choice: 'loose'"),
     (["launch"], "argument command: invalid choice: 'launch'"),
+    (["run", "add_then_answer", "--server.port", "1"], "unrecognized arguments: --server.port 1"),
+    (["serve-page", "--page", "nope.py"], "error: serve-page: nope.py: no such page"),
+    (["serve-page", "--server.bogus", "1"], "error: serve-page: No such option '--server.bogus'"),
 ])
 def test_bad_input_is_one_line_on_stderr_with_status_2(args, message):
     done = agent(*args)

@@ -21,7 +21,6 @@ from agent.page.exercise_view import (
     sent_message_html,
     shown_rows,
 )
-from agent.scripts import ScriptError
 
 
 def one(source, script):
@@ -128,16 +127,6 @@ def test_other_failures_read_as_their_summary():
     assert failure_headline(raised) == "**KeyError: 'text' at line 10: return \\{\\}\\['text'\\]**"
     assert check_headline(LoopCheck(problem="line 2: '(' was never closed")) == (
         "**Not checked:** line 2: '\\(' was never closed")
-
-
-def test_check_source_turns_an_unusable_script_into_words(monkeypatch):
-    def broken(source):
-        raise ScriptError("scripts/add_then_answer.json: not JSON")
-
-    monkeypatch.setattr(exercise_view, "check_loop", broken)
-    check = exercise_view.check_source(CORRECT_LOOP)
-    assert check.problem == "the built-in scripts could not be used: scripts/add_then_answer.json: not JSON"
-    assert not check.passed
 
 
 def test_every_verdict_has_words():

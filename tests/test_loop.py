@@ -8,7 +8,7 @@ import httpx2
 import pytest
 
 from agent.api.error_types import error_words
-from agent.loop import RunState, console_lines, reopen, run_agent, run_to_end, step
+from agent.loop import RunState, TurnPath, console_lines, reopen, run_agent, run_to_end, step
 from agent.tools import TOOLS, tool_schemas
 from helpers import fake_run, reply, text, thinking, tool_use
 
@@ -170,6 +170,28 @@ def test_the_state_round_trips_through_json():
     assert loaded == state
     assert loaded.records[0].usage == {"input_tokens": 10, "output_tokens": 3}
     assert console_lines(loaded) == console_lines(state)
+
+
+def test_a_record_holds_its_path_its_scripts_reply_number_and_its_status_as_data():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")),
+                            {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}},
+                            reply("end_turn", text("5")))
+    run_to_end(state, model)
+    facts = [(r.path, r.script_reply, r.status) for r in RunState.from_json(state.to_json()).records]
+    assert facts == [(TurnPath.TOOL_USE, 1, None), (TurnPath.MODEL_ERROR, None, 529), (TurnPath.ANSWER, 3, None)]
+    assert all(type(path) is TurnPath for path, _, _ in facts)
+
+
+def test_a_file_saved_before_records_held_those_facts_reads_them_back():
+    state, model = fake_run(reply("tool_use", tool_use("toolu_1")),
+                            {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}},
+                            reply("end_turn", text("5")))
+    run_to_end(state, model)
+    old = state.to_dict()
+    for record in old["records"]:  # as an older version wrote it: `branch`, no number, no status
+        record["branch"] = record.pop("path")
+        del record["script_reply"], record["status"]
+    assert RunState.from_dict(old) == state
 
 
 def test_a_loaded_unfinished_run_steps_on():

@@ -7,7 +7,6 @@ from agent.models.toy import ToyModel
 from agent.openai_format import (
     DIFFERENCES,
     chat_messages,
-    chat_request,
     finish_reason,
     left_out,
     left_out_words,
@@ -61,14 +60,6 @@ def test_an_answer_without_calls_has_no_tool_calls_key_and_thinking_is_left_out(
 def test_stop_reasons_map_to_finish_reasons():
     assert [finish_reason(r) for r in ["end_turn", "tool_use", "max_tokens", "refusal", "pause_turn"]] == [
         "stop", "tool_calls", "length", "content_filter", None]
-
-
-def test_a_whole_request_translates_tools_into_functions():
-    body = chat_request({"model": "m", "max_tokens": 9, "system": "s", "messages": [{"role": "user", "content": "x"}],
-                         "tools": [{"name": "add", "description": "d", "input_schema": {"type": "object"}}]})
-    assert body["tools"] == [{"type": "function", "function": {"name": "add", "description": "d",
-                                                                "parameters": {"type": "object"}}}]
-    assert body["messages"][0] == {"role": "system", "content": "s"} and body["model"] == "m"
 
 
 def test_the_differences_are_named():

@@ -16,6 +16,7 @@ from agent.models.toy import ToyModel
 from agent.page import real_model, safe_text, view
 from agent.page.html_cards import highlight, message_html, messages_html, source_html
 from agent.page.lesson_loop import RAISED, RAISED_ELSE, find_parts, lesson_source, loop_caption, shown_record
+from agent.page.names import OutcomeKind
 from agent.scripts import builtin_names, load_script
 from helpers import fake_run, reply, text, thinking, tool_use
 
@@ -97,7 +98,7 @@ def test_a_snapshot_never_changes_the_run():
 def test_every_ending_is_said_in_words(name, kind, headline):
     state, _ = scripted(name)
     outcome = view.outcome(state)
-    assert outcome.kind == kind
+    assert outcome.kind is OutcomeKind(kind)
     assert outcome.headline == (headline or state.result)
     assert outcome.note
     if name == "unknown_stop_reason":
@@ -109,7 +110,7 @@ def test_every_ending_is_said_in_words(name, kind, headline):
 def test_a_failed_attempt_is_an_outcome_that_lets_the_run_go_on():
     state, _ = scripted("overloaded_529", steps=2)
     outcome = view.outcome(state)
-    assert outcome.kind == "model_error"
+    assert outcome.kind is OutcomeKind.MODEL_ERROR
     assert outcome.headline == "529 overloaded_error: Overloaded"
     assert "Step tries turn 2 again" in outcome.note
     assert view.outcome(scripted("add_then_answer", steps=1)[0]) is None
@@ -121,7 +122,7 @@ def test_a_bad_request_is_its_own_outcome():
     state, model = fake_run(*duplicate)
     run_to_end(state, model)
     outcome = view.outcome(state)
-    assert outcome.kind == "bad_request"
+    assert outcome.kind is OutcomeKind.BAD_REQUEST
     assert outcome.headline.startswith("bad request: ")
     assert "unique" in outcome.headline
 

@@ -13,7 +13,6 @@ of `agent.loop` (through the tree), never a loop of its own.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import graphviz
 import streamlit as st
@@ -40,6 +39,7 @@ from agent.page.safe_text import as_text
 from agent.page.sandbox import ModelKind, Notice, Sandbox
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
+from views.actions import act
 
 ss = st.session_state
 MAX_HAND_CALLS = 4
@@ -47,13 +47,6 @@ MAX_HAND_CALLS = 4
 
 def box() -> Sandbox:
     return ss.sandbox
-
-
-def act(method: Callable[..., Notice | None], *args: Any) -> Notice | None:
-    """Take a Sandbox action from this panel; an error stays beside the form, anything else goes to the notice."""
-    said = method(*args)
-    box().notice = said if said is not None and said.kind != "error" else None
-    return said if said is not None and said.kind == "error" else None
 
 
 def marked_graph(graph: graphviz.Digraph, shown: RunState) -> graphviz.Digraph:
@@ -176,9 +169,9 @@ def edit_section(current: RunTree) -> None:
                          blocks_text(record.reply), height=160, key=f"edit_blocks_{key}")
     if st.button("Apply this reply", icon=":material/edit:", key=f"edit_apply_{key}"):
         try:
-            problem = act(box().edit_reply, stop_reason, blocks_from_text(typed))
+            problem = act(box().edit_reply, stop_reason, blocks_from_text(typed), errors_beside=True)
         except ValueError as exc:
-            problem = Notice("error", str(exc))
+            problem = Notice.error(str(exc))
         if problem:
             st.error(as_text(problem.text), icon=":material/error:")
             return
@@ -189,7 +182,7 @@ def edit_section(current: RunTree) -> None:
                                         key=f"edit_result_{key}_{position}")
         is_error = error_at.checkbox("is_error", tool_run.is_error, key=f"edit_is_error_{key}_{position}")
         if save_at.button("Change it", key=f"edit_result_apply_{key}_{position}"):
-            problem = act(box().edit_result, position, content, is_error)
+            problem = act(box().edit_result, position, content, is_error, errors_beside=True)
             if problem:
                 st.error(as_text(problem.text), icon=":material/error:")
                 return
@@ -217,7 +210,7 @@ def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> No
         if box().run_model == ModelKind.REAL and real is None:
             return  # the real model could not be set up: the notice says why
         with st.spinner("Asking the model…"):
-            problem = act(box().inject_fault, kind, tool, real)
+            problem = act(box().inject_fault, kind, tool, real, errors_beside=True)
         if problem:
             st.error(as_text(problem.text), icon=":material/error:")
             return
@@ -244,9 +237,9 @@ def hand_section(current: RunTree) -> None:
         calls.append((name, typed))
     if st.button("Send this reply", type="primary", icon=":material/send:", key="hand_send"):
         try:
-            problem = act(box().hand, stop_reason, form_blocks(thinking, text, calls))
+            problem = act(box().hand, stop_reason, form_blocks(thinking, text, calls), errors_beside=True)
         except ValueError as exc:  # a tool input that is not a JSON object
-            problem = Notice("error", str(exc))
+            problem = Notice.error(str(exc))
         if problem is None:
             st.rerun()  # the branch picker above was drawn before this turn: draw it as the branch now stands
         st.error(as_text(problem.text), icon=":material/error:")

@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 from agent.branches import MAIN
-from agent.loop import RunState
+from agent.loop import RunState, TurnPath
 from agent.models.hand_model import written_by_hand
 from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import NotPlayable, real_model, run_page, view
@@ -83,7 +83,7 @@ def turn_details(screen: Screen) -> None:
     # What was sent and what came back in one block, the JSON of both under the cards: each element is a
     # message a Step sends, and most of a Step's server time is Streamlit's own work for each (docs/hosting.md).
     if record.reply is None:  # the run's outcome above says why, in full: not twice
-        why = "the model had no reply to give" if record.path == "no_reply" else "the request was refused"
+        why = "the model had no reply to give" if record.path == TurnPath.NO_REPLY else "the request was refused"
         came_back = f"**No reply came back**: {why}, and the run ended here (the notice above says why)."
     else:
         came_back = (f"**The reply came back** with stop_reason {as_code(record.reply.get('stop_reason'))}, and the "

@@ -10,7 +10,6 @@ draws as few elements as it can: the browser's work grows with each one.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -20,7 +19,7 @@ from agent.models.toy import CAN_DO, EXAMPLE_TASKS
 from agent.page import real_model, view
 from agent.page.keys import KEY_OF, KEYS_CAPTION, KEYS_JS, remember_layout_js
 from agent.page.links import from_query
-from agent.page.names import Layout, ModelKind, View
+from agent.page.names import Layout, ModelKind, NoticeKind, OutcomeKind, View
 from agent.page.safe_text import as_text, scrub
 from agent.page.sandbox import MAX_TOKENS_ON_PAGE, MAX_TURNS_ON_PAGE, VIEWS, Notice, Sandbox
 from agent.page.screen import Screen, screen_of
@@ -29,6 +28,7 @@ from agent.summary import clip
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past, page_link, serving, start_here
+from views.actions import act
 from views.run_tabs import GRAPH_TURNS, api_key, export_view, loop_view, messages_view, run_view
 from views.widget_state import begun_by_a_widget, mirror, remember_widgets
 
@@ -52,7 +52,7 @@ def sandbox() -> Sandbox:
     came_back = serving.came_back_without_its_session()
     query = page_query()
     if came_back:
-        box.notice = Notice("warning", serving.SESSION_REBUILT if query else serving.SESSION_LOST)
+        box.notice = Notice.warning(serving.SESSION_REBUILT if query else serving.SESSION_LOST)
     if not query:
         box.start_here()  # a first visit with no link: the beginner's page
     if query:
@@ -63,7 +63,7 @@ def sandbox() -> Sandbox:
             said.append("Part of this link could not be used: " + "; ".join(problems) + ".")
         if came_back:
             said.insert(0, serving.SESSION_REBUILT)
-        box.notice = Notice("warning", "  \n".join(said)) if said else None
+        box.notice = Notice.warning("  \n".join(said)) if said else None
         if len(box.tree.branches) > 1:
             ss.change_the_past = True  # open: the branch picker is in it, and it says which branch is on screen
     return box
@@ -81,15 +81,10 @@ def follow_history(box: Sandbox) -> None:
     link = from_query(query, list(builtin_scripts()), list(TOOLS))
     problems = box.follow_link(link)
     box.written_query = query
-    box.notice = Notice("warning", "Part of this address could not be used: " + "; ".join(problems) + ".") \
+    box.notice = Notice.warning("Part of this address could not be used: " + "; ".join(problems) + ".") \
         if problems else None
     if len(box.tree.branches) > 1:
         ss.change_the_past = True
-
-
-def act(method: Callable[..., Notice | None], *args: Any) -> None:
-    """A widget's callback: the Sandbox's action, and what it says shown on this rerun."""
-    sandbox().notice = method(*args)
 
 
 def upload_key() -> str:
@@ -103,7 +98,7 @@ def on_file_loaded() -> None:
     if file is None:
         return
     box.notice = box.load_script(file.getvalue(), file.name)
-    if box.notice is not None and box.notice.kind == "error":
+    if box.notice is not None and box.notice.kind == NoticeKind.ERROR:
         box.uploads += 1  # a new uploader, empty: a refused file must not look as if it were in use
 
 
@@ -137,7 +132,7 @@ def model_for_this_run(live: Any) -> Model | None:
     if box.real_client is None or box.real_client[0] != settings:  # one SDK client while the settings stay the same
         model, problem = real_model.for_settings(*settings, None)
         if problem:
-            box.notice = Notice("warning", as_text(problem, key))
+            box.notice = Notice.warning(as_text(problem, key))
             return None
         box.real_client = (settings, model)
     model = box.real_client[1]
@@ -283,7 +278,7 @@ def sandbox_main() -> None:
     with st.container():
         show_notice(box)
         outcome = show_outcome(box, shown.outcome)
-        if box.run_model == ModelKind.REAL and outcome and outcome.kind == "bad_request" \
+        if box.run_model == ModelKind.REAL and outcome and outcome.kind == OutcomeKind.BAD_REQUEST \
                 and run.records[-1].refused_unsent:
             if st.button("Send it to the model anyway", icon=":material/send:",
                          help="The check refused this request before it left. Send it as it is, to see what "
@@ -316,7 +311,7 @@ def show_notice(box: Sandbox) -> None:
     if box.notice:  # shown as plain text: a notice quotes runs, scripts and files
         key = api_key()[0] if box.run_model == ModelKind.REAL else ""
         text = as_text(box.notice.text, key)
-        {"info": st.info, "warning": st.warning, "error": st.error}[box.notice.kind](text)
+        start_here.SAY_NOTICE[box.notice.kind](text)
         # It stays until the next action says something else: a rerun that is no action (a view picked, the
         # browser's own) must not take away what the last action said.
 
@@ -326,11 +321,11 @@ def show_outcome(box: Sandbox, outcome: view.Outcome | None) -> view.Outcome | N
         return None
     key, _ = api_key() if box.run_model == ModelKind.REAL else ("", "")
     headline = as_text(outcome.headline, key)
-    if outcome.kind == "answer":
+    if outcome.kind == OutcomeKind.ANSWER:
         st.success(f"**Answer:** {headline}  \n{outcome.note}", icon=":material/check_circle:")
-    elif outcome.kind in ("stopped", "limit"):
+    elif outcome.kind in (OutcomeKind.STOPPED, OutcomeKind.LIMIT):
         st.warning(f"**{headline}**  \n{outcome.note}", icon=":material/pan_tool:")
-    elif outcome.kind == "bad_request":
+    elif outcome.kind == OutcomeKind.BAD_REQUEST:
         st.error(f"**{headline}**  \n{outcome.note}", icon=":material/block:")
     else:
         st.error(f"**The model failed:** {headline}  \n{outcome.note}", icon=":material/cloud_off:")
@@ -397,6 +392,4 @@ def sandbox_view() -> None:
 
 
 sandbox_view()
-# After the page is drawn: the first request that needs the SDK finds it imported; then what the process has
-# loaded leaves the garbage collector's full passes (views/serving.py).
-serving.freeze_loaded_code(real_model.import_sdk_ahead())
+real_model.import_sdk_ahead()  # after the page is drawn: the first request that needs the SDK finds it imported

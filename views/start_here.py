@@ -11,14 +11,14 @@ from typing import Any
 
 import streamlit as st
 
-from agent.loop import TurnRecord
+from agent.loop import TurnPath, TurnRecord
 from agent.page import view
 from agent.page.graph import run_graph
 from agent.page.html_cards import message_html, messages_html, source_html
 from agent.page.keys import KEY_OF, START_KEYS_CAPTION
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
-from agent.page.names import Layout, ModelKind
+from agent.page.names import Layout, ModelKind, NoticeKind, OutcomeKind
 from agent.page.safe_text import as_code, as_text
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
@@ -28,6 +28,9 @@ from views.widget_state import mirror
 ss = st.session_state
 GRAPH_TURNS = 4  # the run graph beside the loop draws the latest turns
 
+
+# How each kind of notice is drawn (the sandbox's layout draws its notices the same way).
+SAY_NOTICE = {NoticeKind.INFO: st.info, NoticeKind.WARNING: st.warning, NoticeKind.ERROR: st.error}
 
 def layout_row(box: Sandbox, act: Callable[..., Any]) -> None:
     """The two switches every layout shows: All controls, and Predict, then Step."""
@@ -104,7 +107,8 @@ def turn_card(screen: Screen) -> TurnRecord | None:
         refused = " (refused before sending: the request broke a rule of the API)" if record.refused_unsent else ""
         st.markdown(f"**Sent:** {said.sent.words}{refused}")
     if record.reply is None:
-        why = "the model had no reply to give" if record.path == "no_reply" else f"the request failed: {record.error}"
+        no_reply = record.path == TurnPath.NO_REPLY
+        why = "the model had no reply to give" if no_reply else f"the request failed: {record.error}"
         st.markdown(f"**No reply came back**: {as_text(why)}.")
         return None
     stop = record.reply.get("stop_reason")
@@ -162,13 +166,13 @@ def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Calla
         st.caption(score_line(screen) if box.predicting else "")
     st.progress(screen.progress, text=screen.status)
     if box.notice:
-        {"info": st.info, "warning": st.warning, "error": st.error}[box.notice.kind](as_text(box.notice.text))
+        SAY_NOTICE[box.notice.kind](as_text(box.notice.text))
     record = turn_card(screen)
     question_card(box, screen, act)
     if record is not None and screen.asking is None:
         appended(screen, record)
     if screen.outcome is not None:
-        answer = screen.outcome.kind == "answer"
+        answer = screen.outcome.kind == OutcomeKind.ANSWER
         headline = f"Answer: {screen.outcome.headline}" if answer else screen.outcome.headline
         words = f"**{as_text(headline)}**  \n{as_text(screen.outcome.note)}"
         (st.success if answer else st.warning)(words)

@@ -286,6 +286,7 @@ class RequestChecker:
         number = self._settled_number if start else 0  # real-API mode: the next turn's number once merged
         known = self._length  # the last accepted request's length: its user messages passed on their own
         for i in range(start, len(messages)):
+            role: str | None
             if i < known and messages[i].get("role") == "user":  # no rule of one user message hangs on its place
                 role = "user"
             else:

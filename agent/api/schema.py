@@ -33,7 +33,8 @@ SAMPLING_FIELDS = {"temperature": "float", "top_p": "float", "top_k": "int"}
 @cache
 def schema(beta: bool = False) -> dict[str, Any]:
     """The schema file (the beta one when `beta`), read once."""
-    return json.loads((BETA_SCHEMA_FILE if beta else SCHEMA_FILE).read_text())
+    loaded: dict[str, Any] = json.loads((BETA_SCHEMA_FILE if beta else SCHEMA_FILE).read_text())
+    return loaded
 
 
 @cache
@@ -44,7 +45,8 @@ def _definitions() -> dict[str, Any]:
 
 def definition(name: str) -> dict[str, Any]:
     """One TypedDict of either schema: `{"fields": {name: node}, "required": [...]}`."""
-    return _definitions()[name]
+    found: dict[str, Any] = _definitions()[name]
+    return found
 
 
 def _say(value: Any) -> str:

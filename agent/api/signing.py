@@ -14,6 +14,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+from typing import Any
 
 # Not a secret: the signature only has to change when the text does, as the API's does.
 _KEY = b"loop-sandbox thinking signature"
@@ -25,7 +26,7 @@ def sign(thinking: str) -> str:
     return base64.b64encode(digest).decode()
 
 
-def signed(block: dict) -> dict:
+def signed(block: dict[str, Any]) -> dict[str, Any]:
     """The block with its signature: a thinking block without one gets the derived one."""
     if block.get("type") == "thinking" and "signature" not in block and isinstance(block.get("thinking"), str):
         return {**block, "signature": sign(block["thinking"])}

@@ -40,13 +40,13 @@ def _counted(name: str, base: type) -> Any:
     return changed
 
 
-class WatchedDict(dict):
+class WatchedDict(dict[str, Any]):
     """A dict that counts its in-place changes."""
 
     __slots__ = ()
 
 
-class WatchedList(list):
+class WatchedList(list[Any]):
     """A list that counts its in-place changes."""
 
     __slots__ = ()
@@ -59,7 +59,7 @@ for _name in ("__setitem__", "__delitem__", "append", "extend", "insert", "pop",
     setattr(WatchedList, _name, _counted(_name, list))
 
 
-class Conversation(list):
+class Conversation(list[Any]):
     """A run's messages: each message is kept as a watched copy, and growing at the end is not a change.
 
     Appending cannot alter what was sent before; replacing, removing, inserting or reordering can, so those
@@ -77,7 +77,7 @@ class Conversation(list):
     def extend(self, messages: Any) -> None:
         super().extend(watched(message) for message in messages)
 
-    def __iadd__(self, messages: Any) -> Conversation:
+    def __iadd__(self, messages: Any) -> Conversation:  # type: ignore[misc]  # list's own __add__ is not changed
         self.extend(messages)
         return self
 

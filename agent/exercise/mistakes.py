@@ -32,7 +32,7 @@ from agent.exercise.message_shapes import (
     starts_with_task,
     typed_blocks,
 )
-from agent.loop import RunState
+from agent.loop import RunState, TurnPath
 
 __all__ = ["bad_request_mistake", "exception_mistake", "history_mistake", "offending_index", "output_lines",
            "output_mistake", "starts_with_task"]
@@ -314,7 +314,7 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
             # It ran calls before but none of the last reply's: it went round a fixed number of times and
             # returned the next tool_use reply as it came.
             return "did_not_go_round"
-        return "stopped_early" if final.path == "limit" else None
+        return "stopped_early" if final.path == TurnPath.LIMIT else None
     if returned["type"] != "str":
         return "not_a_string"
     result_line = next((i for i, x in enumerate(expected) if x.startswith("result: ")), len(expected))
@@ -326,11 +326,11 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
         return None  # it ended somewhere else than the reference: no mistake of the ending fits
     text = returned["text"]
     if text != state.result:
-        if final.path == "limit":
+        if final.path == TurnPath.LIMIT:
             return "wrong_limit_message"
-        if final.path == "stopped":
+        if final.path == TurnPath.STOPPED:
             return _stop_mistake(text, str(last), final.reply or {}, seen)
-        if final.path == "answer":
+        if final.path == TurnPath.ANSWER:
             return "thinking_in_answer" if _answer_with_thinking(text, state.result, final.reply) else "answer_text"
         return None
     ran_the_same = len(seen.tool_calls) == _results_sent(state.messages)  # else the calls differ, not the lines

@@ -84,6 +84,8 @@ class FakeModel:
     """It takes `thread` (create, continue) as the stand-in does: the loop's thread switch sends it new messages."""
     requests: list[dict[str, Any]] = field(default_factory=list, repr=False)
     """What each request carried besides the messages (system, tools, max_tokens, message count)."""
+    script_reply: int | None = field(default=None, init=False)
+    """Which reply of the script the last answer was (1 for the first): the loop puts it on the turn's record."""
 
     def __post_init__(self) -> None:
         self._checker = RequestChecker(self.mode, self.version, betas=self.betas)
@@ -148,6 +150,7 @@ class FakeModel:
         self.calls += 1
         if "error" in entry:
             raise sdk_error(entry["error"])
+        self.script_reply = self.calls
         reply = {"id": f"msg_fake_{self.calls:04d}", "type": "message", "role": "assistant", "model": "fake",
                  "content": watched(entry["content"]), "stop_reason": entry["stop_reason"]}
         if "usage" in entry:

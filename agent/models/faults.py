@@ -127,6 +127,11 @@ class FaultyModel:
         """As the inner model: a fault injected into a run over threads goes over the thread too."""
         return bool(getattr(self.inner, "holds_threads", False))
 
+    @property
+    def script_reply(self) -> int | None:
+        """As the inner model: a reply cut off or refused is still the script's reply it changed."""
+        return getattr(self.inner, "script_reply", None)
+
     def create(self, messages: list[dict[str, Any]], *, max_tokens: int, **options: Any) -> dict[str, Any]:
         """Fail, or answer with the inner model's reply changed, as the fault says (`options`: system, tools,
         thread, passed on as they came)."""

@@ -15,7 +15,7 @@ from typing import Any
 import graphviz
 
 from agent.branches import Branch, RunTree
-from agent.loop import RunState, TurnRecord
+from agent.loop import RunState, TurnPath, TurnRecord
 from agent.page.graph import FONT, INK, MUTED, Digraph
 from agent.summary import clip
 
@@ -48,7 +48,7 @@ def branch_caption(tree: RunTree, name: str) -> str:
     state = branch.state
     where = "the run as it happened" if branch.parent is None else f"from {branch.parent} {where_it_left(branch)}"
     standing = state.result if state.done else f"{state.turn} turn{'s' if state.turn != 1 else ''}, going on"
-    return f"{name}: {where} · {clip(standing, 48)}"
+    return f"{name}: {where} · {clip(standing or '', 48)}"
 
 
 def branch_map(tree: RunTree) -> Digraph:
@@ -61,7 +61,7 @@ def branch_map(tree: RunTree) -> Digraph:
     graph.attr("edge", fontname=FONT, fontsize="11", color=MUTED, fontcolor=MUTED, arrowsize="0.6")
     for number, branch in enumerate(tree.branches.values()):
         state = branch.state
-        standing = clip(state.result, 36) if state.done else "going on"
+        standing = clip(state.result or "", 36) if state.done else "going on"
         current = branch.name == tree.current
         turns = f"{state.turn} turn{'s' if state.turn != 1 else ''}"
         graph.node(f"b{number}", graphviz.nohtml(f"{branch.name}\\n{turns} · {standing}"),
@@ -132,7 +132,8 @@ def no_reply_note(record: TurnRecord) -> str | None:
     """What the edit form says above itself when the turn at the fork got no reply; None when it has one."""
     if record.reply is not None:
         return None
-    why = "the model had no reply to give" if record.path == "no_reply" else (record.error or "the request failed")
+    no_reply = record.path == TurnPath.NO_REPLY
+    why = "the model had no reply to give" if no_reply else (record.error or "the request failed")
     return (f"Turn {record.turn} got no reply: {why}. There is no reply here to edit: write the one it could "
             f"have had below, and Apply this reply gives turn {record.turn} that reply.")
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from agent.exercise import BadRequest, LoopCheck, ScriptCheck, check_loop, iter_check_apart
+from agent.exercise import BadRequest, LoopCheck, ScriptCheck, iter_check_apart
 from agent.page.html_cards import escape as _e
 from agent.page.html_cards import message_html, source_html
 from agent.page.safe_text import md_escape
@@ -108,14 +108,6 @@ VERDICT_WORDS = {"pass": "pass", "output": "output differs", "bad_request": "bad
                  "not_run": "not run"}
 PROTECTION_ICONS = {"bubblewrap": ":material/shield:", "process limits": ":material/gpp_maybe:"}
 CONTEXT = 3  # rows shown either side of where two outputs or two arrays part ways; farther ones fold away
-
-
-def check_source(source: str) -> LoopCheck:
-    """`check_loop` on every exercise script; a built-in script it cannot use becomes the check's problem."""
-    try:
-        return check_loop(source)
-    except (ValueError, ScriptError) as exc:  # ExerciseError is a ValueError; neither is the learner's fault
-        return LoopCheck(problem=f"the built-in scripts could not be used: {exc}")
 
 
 def stream_check(source: str, tick: Callable[[], None] | None = None) -> Iterator[ScriptCheck | str]:

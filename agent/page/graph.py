@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 
 import graphviz
 
-from agent.loop import RunState, TurnRecord
+from agent.loop import RunState, TurnPath, TurnRecord
 from agent.page.view import failed_attempts, record_of_turn, sent_words
 from agent.summary import clip, compact_json
 
@@ -115,9 +115,9 @@ def _call_nodes(graph: Digraph, record: TurnRecord, ask: str) -> list[str]:
 
 
 def _outcome_node(graph: Digraph, state: RunState, record: TurnRecord) -> tuple[str, str]:
-    kind = record.path if record.path in ("answer", "limit", "bad_request") else "stopped"
-    title = {"answer": "answer", "limit": "turn limit", "bad_request": "bad request",
-             "no_reply": "no reply"}.get(record.path, "stopped")
+    kind = record.path if record.path in (TurnPath.ANSWER, TurnPath.LIMIT, TurnPath.BAD_REQUEST) else "stopped"
+    title = {TurnPath.ANSWER: "answer", TurnPath.LIMIT: "turn limit", TurnPath.BAD_REQUEST: "bad request",
+             TurnPath.NO_REPLY: "no reply"}.get(record.path, "stopped") if record.path else "stopped"
     _node(graph, "outcome", _label(title, clip(state.result or "", 48)), kind, state.result or "", penwidth="2")
     return "outcome", kind
 
@@ -167,7 +167,7 @@ def run_graph(state: RunState, last_turns: int | None = None, next_step: bool = 
         for tail in tails:
             graph.edge(tail, ask, **({"label": "retry"} if retried else {}))
         tails = _call_nodes(graph, record, ask) or [ask]
-        if record.path != "tool_use":
+        if record.path != TurnPath.TOOL_USE:
             name, _ = _outcome_node(graph, state, record)
             for tail in tails:
                 graph.edge(tail, name)
@@ -216,24 +216,24 @@ CYCLE_EDGES = [
 STACKED = [("bad_request", "failed"), ("failed", "no_reply"), ("answer", "stopped")]
 SPINE = ("send", "append", "decide", "tools", "results", "limit")
 # The way each path (a turn record's `TurnPath`) takes round the cycle.
-PATHS = {
+PATHS: dict[TurnPath | None, list[str]] = {
     None: ["start"],
-    "tool_use": ["send", "append", "decide", "tools", "results", "limit", "send"],
-    "answer": ["send", "append", "decide", "answer"],
-    "stopped": ["send", "append", "decide", "stopped"],
-    "limit": ["send", "append", "decide", "tools", "results", "limit", "out_of_turns"],
-    "bad_request": ["send", "bad_request"],
-    "model_error": ["send", "failed"],
-    "no_reply": ["send", "no_reply"],
+    TurnPath.TOOL_USE: ["send", "append", "decide", "tools", "results", "limit", "send"],
+    TurnPath.ANSWER: ["send", "append", "decide", "answer"],
+    TurnPath.STOPPED: ["send", "append", "decide", "stopped"],
+    TurnPath.LIMIT: ["send", "append", "decide", "tools", "results", "limit", "out_of_turns"],
+    TurnPath.BAD_REQUEST: ["send", "bad_request"],
+    TurnPath.MODEL_ERROR: ["send", "failed"],
+    TurnPath.NO_REPLY: ["send", "no_reply"],
 }
 
 
-def loop_diagram(taken: str | None) -> Digraph:
+def loop_diagram(taken: TurnPath | None) -> Digraph:
     """The loop's cycle with the way of `taken` (a turn record's path, or None before any turn) lit."""
     path = PATHS.get(taken, [])
     lit_edges = set(zip(path, path[1:], strict=False))
     lit_nodes = set(path)
-    last = path[-1] if path and taken != "tool_use" else (path[-2] if path else None)
+    last = path[-1] if path and taken != TurnPath.TOOL_USE else (path[-2] if path else None)
     graph = Digraph("loop", graph_attr={"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.28",
                                         "bgcolor": "transparent"})
     graph.attr("node", fontname=FONT, fontsize="13", style="filled", height="0.3", margin="0.08,0.03")

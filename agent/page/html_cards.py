@@ -205,7 +205,7 @@ def _token_class(token: tokenize.TokenInfo, previous: str) -> str:
 
 def highlight(lines: list[str]) -> list[str]:
     """Python source lines as HTML lines with keywords, strings, numbers and comments coloured."""
-    out = [[] for _ in lines]
+    out: list[list[str]] = [[] for _ in lines]
     row, col = 1, 0  # how far the source has been written out
 
     def emit(end_row: int, end_col: int, css: str) -> None:

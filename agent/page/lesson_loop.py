@@ -14,8 +14,9 @@ import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
-from agent.loop import RunState, TurnRecord
+from agent.loop import RunState, TurnPath, TurnRecord
 from agent.page.view import LoopSource, record_of_turn, sent_words
 from agent.summary import clip
 
@@ -49,7 +50,7 @@ class LessonParts:
     """What comes after the loop: the turn limit's return."""
 
 
-def _span(node: ast.AST) -> tuple[int, int]:
+def _span(node: ast.stmt) -> tuple[int, int]:
     return node.lineno, node.end_lineno or node.lineno
 
 
@@ -72,7 +73,7 @@ def find_parts(source: str) -> LessonParts:
     at = next((i for i, n in enumerate(function.body) if isinstance(n, ast.For)), None)
     if at is None or at == 0:
         raise ValueError("run_agent has no `for` loop after its first line")
-    loop = function.body[at]
+    loop = cast(ast.For, function.body[at])  # found as one above
     body = loop.body
     send = next((i for i, n in enumerate(body) if _calls(n, "create")), None)
     answer = next((i for i, n in enumerate(body) if _compares_to(n, "end_turn")), None)
@@ -84,7 +85,8 @@ def find_parts(source: str) -> LessonParts:
     after = function.body[at + 1:]
 
     def branch(i: int) -> tuple[int, int, int]:
-        return body[i].lineno, body[i].test.end_lineno or body[i].lineno, body[i].end_lineno or body[i].lineno
+        test = cast(ast.If, body[i]).test  # found by _compares_to: an `if`
+        return body[i].lineno, test.end_lineno or body[i].lineno, body[i].end_lineno or body[i].lineno
 
     return LessonParts(
         start=(function.body[0].lineno, function.body[at - 1].end_lineno or function.body[at - 1].lineno),
@@ -96,12 +98,12 @@ def find_parts(source: str) -> LessonParts:
 
 # What a call that raised does: run_agent has no handler, so the exception leaves it; the sandbox around it is
 # what catches the exception (graph.HARNESS draws those exits apart from the loop's own paths).
-RAISED = {
-    "bad_request": "the request was refused: run_agent would raise here (the exception leaves it); "
+RAISED: dict[TurnPath | None, str] = {
+    TurnPath.BAD_REQUEST: "the request was refused: run_agent would raise here (the exception leaves it); "
                    "the sandbox catches it and ends the run",
-    "no_reply": "no reply to give: run_agent would raise here (the exception leaves it); "
+    TurnPath.NO_REPLY: "no reply to give: run_agent would raise here (the exception leaves it); "
                 "the sandbox catches it and ends the run",
-    "model_error": "the call failed: run_agent would raise here (the exception leaves it); "
+    TurnPath.MODEL_ERROR: "the call failed: run_agent would raise here (the exception leaves it); "
                    "the sandbox keeps the run, and the next Step tries again",
 }
 RAISED_ELSE = "the call raised: run_agent would raise here (the exception leaves it)"
@@ -143,12 +145,12 @@ def path_lines(parts: LessonParts, record: TurnRecord | None, result: str | None
     lit |= _lines(parts.append_reply) | _lines(parts.if_answer[:2])
     notes[parts.append_reply[0]] = f"len(messages) = {record.sent + 1}"
     notes[parts.if_answer[0]] = f"stop_reason = {json.dumps(stop_reason)}"
-    if record.path == "answer":
+    if record.path == TurnPath.ANSWER:
         lit |= set(range(parts.if_answer[0], parts.if_answer[2] + 1))
         notes[parts.if_answer[1] + 1] = f"returns {json.dumps(clip(result or '', 40), ensure_ascii=False)}"
         return lit, notes
     lit |= _lines(parts.if_other[:2])
-    if record.path == "stopped":
+    if record.path == TurnPath.STOPPED:
         lit |= set(range(parts.if_other[0], parts.if_other[2] + 1))
         notes[parts.if_other[1] + 1] = f"returns {json.dumps(result or '')}"
         return lit, notes
@@ -157,7 +159,7 @@ def path_lines(parts: LessonParts, record: TurnRecord | None, result: str | None
     names = ", ".join(run.name for run in calls)
     notes[parts.run_tool] = f"ran {_plural(len(calls), 'call')}" + (f": {clip(names, 40)}" if calls else "")
     notes[parts.append_results[0]] = f"len(messages) = {record.sent + 2}"
-    if record.path == "limit":
+    if record.path == TurnPath.LIMIT:
         lit |= _lines(parts.limit)
         notes[parts.limit[0]] = f"turn = max_turns: returns {json.dumps(result or '')}"
     return lit, notes

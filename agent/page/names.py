@@ -43,3 +43,22 @@ class Layout(StrEnum):
     def word(self) -> str:
         """The layout's word in a link: `start`, `all`."""
         return {"Start here": "start"}.get(self.value, "all")
+
+
+class NoticeKind(StrEnum):
+    """How the page says a notice about an action: as news, as a warning, or as an error."""
+
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+class OutcomeKind(StrEnum):
+    """How a run stands when there is something to say: finished one of four ways, or a call that failed."""
+
+    ANSWER = "answer"
+    STOPPED = "stopped"
+    LIMIT = "limit"
+    BAD_REQUEST = "bad_request"
+    MODEL_ERROR = "model_error"
+    """The run goes on: the next Step tries the turn again."""

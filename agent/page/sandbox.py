@@ -175,12 +175,12 @@ class Sandbox(History, ChangeThePast, Predicting):
 
     def put_script_in_settings(self) -> Notice | None:
         script = self.picked_script
-        self.settings.task, self.settings.system = script.task, script.system
-        self.settings.tools = list(TOOLS) if self.model == ModelKind.TOY else list(script.tools)
-        self.settings.max_turns = min(script.max_turns, MAX_TURNS_ON_PAGE)
+        fresh = Settings.of_script(script, self.model)  # the settings it does not name (max_tokens...) stay
+        self.settings.task, self.settings.system, self.settings.tools, self.settings.max_turns = \
+            fresh.task, fresh.system, fresh.tools, fresh.max_turns
         if script.max_turns > MAX_TURNS_ON_PAGE:
-            return Notice("warning", f"The script asks for a turn limit of {script.max_turns:,}; the page allows at "
-                                     f"most {MAX_TURNS_ON_PAGE}, so the run's turn limit is {MAX_TURNS_ON_PAGE}.")
+            return Notice.warning(f"The script asks for a turn limit of {script.max_turns:,}; the page allows at "
+                                  f"most {MAX_TURNS_ON_PAGE}, so the run's turn limit is {MAX_TURNS_ON_PAGE}.")
         return None
 
     def _fold_answers(self) -> None:
@@ -206,7 +206,7 @@ class Sandbox(History, ChangeThePast, Predicting):
         self._start_run()
         if lost is None:
             return None
-        return Notice("info", f"{why} started a new run: {lost} went with the old one. Undo brings it back.")
+        return Notice.info(f"{why} started a new run: {lost} went with the old one. Undo brings it back.")
 
     def reset(self) -> Notice | None:
         return self._undoable(lambda: self._dropping("Reset"))
@@ -221,7 +221,7 @@ class Sandbox(History, ChangeThePast, Predicting):
 
     def pick_script(self, name: str) -> Notice | None:
         if name not in self.scripts:
-            return Notice("warning", f"There is no script “{name}”.")
+            return Notice.warning(f"There is no script “{name}”.")
 
         def act() -> Notice | None:
             self.script = name
@@ -236,8 +236,8 @@ class Sandbox(History, ChangeThePast, Predicting):
         try:
             script = parse_script_text(data, name=stem, source=filename)
         except ScriptError as exc:
-            return Notice("error", f"{exc}\n\n{filename} was not loaded: the run still plays "
-                                   f"“{self.picked_script.title}”.")
+            return Notice.error(f"{exc}\n\n{filename} was not loaded: the run still plays "
+                                f"“{self.picked_script.title}”.")
         name = f"{script.name} (your file)"
         self.uploaded[name] = script
         return self.pick_script(name)
@@ -288,7 +288,7 @@ class Sandbox(History, ChangeThePast, Predicting):
         state = self.run
         if state.records or str(state.messages[0].get("content", "")).strip():
             return None
-        return Notice("warning", "The task is empty: type what the agent should do in the Task box, then Step.")
+        return Notice.warning("The task is empty: type what the agent should do in the Task box, then Step.")
 
     def model_for_run(self, real: Model | None) -> Model | None:
         if self.run_model == ModelKind.SCRIPT:
@@ -306,16 +306,16 @@ class Sandbox(History, ChangeThePast, Predicting):
         if self.run.done and self.settings_changed:
             lost = self.work_words()
             self._start_run()  # a finished run has nothing to carry on: a new task (or settings) is a new run
-            said = Notice("info", "The run had finished, so this Step started a new run with the settings as they "
-                                  f"are now ({lost} went with the old one: Undo brings it back).")
+            said = Notice.info("The run had finished, so this Step started a new run with the settings as they "
+                               f"are now ({lost} went with the old one: Undo brings it back).")
         if (empty := self.empty_task()) is not None:  # said with the new run it found empty, if it made one
-            return Notice("warning", f"{said.text} {empty.text}") if said else empty
+            return Notice.warning(f"{said.text} {empty.text}") if said else empty
         if self.run.done:
-            return Notice("info", f"The loop has finished ({self.run.result}). There is nothing left to step: "
-                                  "Reset starts it again, and a new task typed above starts with the next Step.")
+            return Notice.info(f"The loop has finished ({self.run.result}). There is nothing left to step: "
+                               "Reset starts it again, and a new task typed above starts with the next Step.")
         model = self.model_for_run(real)
         if model is None:
-            return Notice("warning", "There is no model to ask.")
+            return Notice.warning("There is no model to ask.")
         assert self.tree is not None
         if to_the_end:
             run_to_end(self.run, model)

@@ -10,10 +10,10 @@ import io
 import json
 import pickle
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from agent.branches import MAIN
-from agent.loop import MAX_TOKENS
 from agent.page.links import Link
 from agent.page.names import Layout, ModelKind
 from agent.page.sandbox_values import (
@@ -26,7 +26,6 @@ from agent.page.sandbox_values import (
     Settings,
 )
 from agent.page.view import settings_of
-from agent.tools import TOOLS
 
 
 class History:
@@ -95,14 +94,14 @@ class History:
 
     def undo(self) -> Notice | None:
         if not self.undo_stack:
-            return Notice("info", "Nothing to undo.")
+            return Notice.info("Nothing to undo.")
         self.redo_stack.append(self._mark())
         self._back_to(self.undo_stack.pop())
         return None
 
     def redo(self) -> Notice | None:
         if not self.redo_stack:
-            return Notice("info", "Nothing to redo.")
+            return Notice.info("Nothing to redo.")
         self.undo_stack.append(self._mark())
         self._back_to(self.redo_stack.pop())
         return None
@@ -130,9 +129,7 @@ class History:
         """The settings a fresh page has for `model` (and, for a script, `script_name`): what a link leaves out."""
         script = self.scripts.get(script_name or "") if model == ModelKind.SCRIPT else None
         script = script or self.scripts[REFERENCE_SCRIPT]
-        return {"task": script.task, "system": script.system,
-                "tools": list(TOOLS) if model == ModelKind.TOY else list(script.tools),
-                "max_turns": min(script.max_turns, MAX_TURNS_ON_PAGE), "max_tokens": MAX_TOKENS, "threads": False}
+        return asdict(Settings.of_script(script, model))
 
     def link(self) -> Link:
         """The screen as a link: the run's model, script and settings, what was done to it, the turn and the view."""

@@ -30,7 +30,7 @@ class ChangeThePast:
 
     def fork(self, turn: int) -> Notice | None:
         if not 0 <= turn <= self.run.turn:
-            return Notice("warning", f"The run on screen has no turn {turn} to fork after.")
+            return Notice.warning(f"The run on screen has no turn {turn} to fork after.")
 
         def act() -> Notice | None:
             assert self.tree is not None
@@ -39,8 +39,8 @@ class ChangeThePast:
             self.looked_at = None
             self.log.append(["fork", turn])
             k = branch.fork_turn  # the turn asked for, or the one before it when that one was refused
-            return Notice("info", f"Forked {branch.name} from {branch.parent} after turn {k}. "
-                                  + (f"Edit turn {k} in the panel, or Step on." if k else "Step on."))
+            return Notice.info(f"Forked {branch.name} from {branch.parent} after turn {k}. "
+                               + (f"Edit turn {k} in the panel, or Step on." if k else "Step on."))
         return self._undoable(act)
 
     def _place_script(self) -> None:
@@ -54,7 +54,7 @@ class ChangeThePast:
     def pick_branch(self, name: str) -> Notice | None:
         assert self.tree is not None
         if name not in self.tree.branches:
-            return Notice("warning", f"There is no branch “{name}”.")
+            return Notice.warning(f"There is no branch “{name}”.")
         if name == self.tree.current:
             return None
 
@@ -73,7 +73,7 @@ class ChangeThePast:
             try:
                 self.tree.edit_reply(stop_reason, blocks)
             except (ValueError, BranchError) as exc:  # HandReplyError is a ValueError
-                return Notice("error", str(exc))
+                return Notice.error(str(exc))
             self._place_script()
             self.looked_at = None
             self.log.append(["edit_reply", stop_reason, logged])
@@ -86,7 +86,7 @@ class ChangeThePast:
             try:
                 self.tree.edit_tool_result(position, content, is_error)
             except BranchError as exc:
-                return Notice("error", str(exc))
+                return Notice.error(str(exc))
             self.looked_at = None
             self.log.append(["edit_result", position, content, is_error])
             return None
@@ -94,17 +94,17 @@ class ChangeThePast:
 
     def inject_fault(self, kind: str, tool: str = "", real: Model | None = None) -> Notice | None:
         if self.run.done:
-            return Notice("info", f"The loop has finished ({self.run.result}): fork at an earlier turn to try a "
-                                  "fault there.")
+            return Notice.info(f"The loop has finished ({self.run.result}): fork at an earlier turn to try a "
+                               "fault there.")
         if (empty := self.empty_task()) is not None:
             return empty
         try:
             fault = Fault(kind, tool)
         except ValueError as exc:
-            return Notice("error", str(exc))
+            return Notice.error(str(exc))
         model = self.model_for_run(real)
         if model is None:
-            return Notice("warning", "There is no model to ask.")
+            return Notice.warning("There is no model to ask.")
 
         def act() -> Notice | None:
             assert self.tree is not None
@@ -115,9 +115,9 @@ class ChangeThePast:
             if fault_applied(fault, records):
                 return None
             if records[0].reply is None:
-                return Notice("info", f"No reply came ({records[0].error}), so the fault had nothing to act on "
-                                      "and was not applied. The turn failed on its own.")
-            return Notice("info", "That reply called no tool, so none could break. The turn went on as it was.")
+                return Notice.info(f"No reply came ({records[0].error}), so the fault had nothing to act on "
+                                   "and was not applied. The turn failed on its own.")
+            return Notice.info("That reply called no tool, so none could break. The turn went on as it was.")
         return self._undoable(act)
 
     def hand(self, stop_reason: str, blocks: list[dict[str, Any]]) -> Notice | None:
@@ -125,7 +125,7 @@ class ChangeThePast:
         if (empty := self.empty_task()) is not None:
             return empty
         if self.run.done:
-            return Notice("info", f"The loop has finished ({self.run.result}). Reset or fork to write another reply.")
+            return Notice.info(f"The loop has finished ({self.run.result}). Reset or fork to write another reply.")
 
         def act() -> Notice | None:
             assert self.tree is not None
@@ -133,7 +133,7 @@ class ChangeThePast:
             try:
                 self.hand_model.give(stop_reason, blocks, self.run.tool_names, taken=tool_use_ids(self.run.messages))
             except (HandReplyError, ValueError) as exc:
-                return Notice("error", str(exc))
+                return Notice.error(str(exc))
             self.tree.step(self.hand_model)
             self.looked_at = None
             self.log.append(["hand", stop_reason, logged])
@@ -153,7 +153,7 @@ class ChangeThePast:
             tree.switch(tree.current)
             settings = settings_of(tree.branches[MAIN].state)
         except (UntrustedInputError, BranchError, ValueError, TypeError, KeyError, AttributeError) as exc:
-            return Notice("error", f"The run tree could not be loaded: {exc}. The page is as it was.")
+            return Notice.error(f"The run tree could not be loaded: {exc}. The page is as it was.")
 
         def act() -> Notice | None:
             lost = self.work_words()
@@ -171,5 +171,5 @@ class ChangeThePast:
             self.from_file = True
             said = f"Loaded {plural(len(tree.branches), 'branch')} from the file. A Step goes on with the " \
                    f"script “{self.picked_script.title}”."
-            return Notice("info", said + (f" {lost} went with the old run: Undo brings it back." if lost else ""))
+            return Notice.info(said + (f" {lost} went with the old run: Undo brings it back." if lost else ""))
         return self._undoable(act)

@@ -72,9 +72,9 @@ class Predicting:
         """The learner's answer to the open question (0-based; keys 1-4 are 0-3)."""
         question = self.open_question()
         if question is None:
-            return Notice("info", "There is no question open: Step takes the next turn, and asks about it.")
+            return Notice.info("There is no question open: Step takes the next turn, and asks about it.")
         if not 0 <= picked < len(question.choices):
-            return Notice("warning", f"There are {len(question.choices)} choices: pick 1 to {len(question.choices)}.")
+            return Notice.warning(f"There are {len(question.choices)} choices: pick 1 to {len(question.choices)}.")
 
         def act() -> Notice | None:
             self.answers[f"{self._turn_key()}/{question.ask}"] = picked
@@ -107,8 +107,8 @@ class Predicting:
         at = self.scenario
         following = 0 if at is None else at + 1
         if following >= len(PATH):
-            return Notice("info", "That was the last scenario of the path: every stop reason and the turn limit "
-                                  "have come by. All controls opens the rest of the page.")
+            return Notice.info("That was the last scenario of the path: every stop reason and the turn limit "
+                               "have come by. All controls opens the rest of the page.")
 
         def act() -> Notice | None:
             self.model = ModelKind.SCRIPT

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.loop import MAX_TOKENS
-from agent.page.names import View
+from agent.page.names import ModelKind, NoticeKind, View
+from agent.scripts import Script
 from agent.tools import TOOLS
 
 REFERENCE_SCRIPT = "add_then_answer"  # the page starts on the lesson's reference run
@@ -18,10 +19,22 @@ VIEWS = tuple(View)
 
 @dataclass(frozen=True)
 class Notice:
-    """What the page says about an action: `kind` is `info`, `warning` or `error`."""
+    """What the page says about an action."""
 
-    kind: str
+    kind: NoticeKind
     text: str
+
+    @classmethod
+    def info(cls, text: str) -> Notice:
+        return cls(NoticeKind.INFO, text)
+
+    @classmethod
+    def warning(cls, text: str) -> Notice:
+        return cls(NoticeKind.WARNING, text)
+
+    @classmethod
+    def error(cls, text: str) -> Notice:
+        return cls(NoticeKind.ERROR, text)
 
 
 @dataclass
@@ -34,6 +47,14 @@ class Settings:
     max_turns: int = 10
     max_tokens: int = MAX_TOKENS
     threads: bool = False
+
+    @classmethod
+    def of_script(cls, script: Script, model: str) -> Settings:
+        """What the controls hold for a script: its own settings, every tool for the toy (it reads the task,
+        not the script's list), and a turn limit the page allows."""
+        return cls(task=script.task, system=script.system,
+                   tools=list(TOOLS) if model == ModelKind.TOY else list(script.tools),
+                   max_turns=min(script.max_turns, MAX_TURNS_ON_PAGE))
 
     def of_run(self) -> dict[str, Any]:
         return {"task": self.task, "system": self.system, "tool_names": list(self.tools),

@@ -12,8 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.loop import RunState, StopReason, TurnRecord
+from agent.loop import RunState, StopReason, TurnPath, TurnRecord
 from agent.models.hand_model import written_by_hand
+from agent.page.names import OutcomeKind
 from agent.real import cost_estimate, run_usage, total_input
 from agent.scripts import Script, ScriptError, builtin_names, load_script
 
@@ -104,17 +105,11 @@ def first_card(state: RunState, turn: int, card_turns: int) -> int:
     return record.sent if record else 1
 
 
-def latest_path(state: RunState) -> str | None:
-    """What the loop did last: a record's path, or None before anything happened."""
-    return state.records[-1].path if state.records else None
-
-
 @dataclass(frozen=True)
 class Outcome:
     """How a run stands, said for a person."""
 
-    kind: str
-    """`answer`, `stopped`, `limit`, `bad_request` (finished) or `model_error` (the run goes on)."""
+    kind: OutcomeKind
     headline: str
     """The loop's own words: the answer, `stopped: ...`, `bad request: ...`, or the model's error."""
     note: str
@@ -124,29 +119,31 @@ class Outcome:
 def outcome(state: RunState) -> Outcome | None:
     """The run's outcome, or its pending model error; None while it is simply going on."""
     if state.error is not None:
-        return Outcome("model_error", state.error,
+        return Outcome(OutcomeKind.MODEL_ERROR, state.error,
                        f"The model call failed. The lesson's run_agent has no handler: it would raise here, and the "
                        f"exception would leave it. The sandbox catches the error and keeps everything the run has; a "
                        f"failed attempt is not a turn, and Step tries turn {state.turn + 1} again.")
     if not state.done:
         return None
+    result = state.result or ""  # done: the loop's result is set
     branch = state.records[-1].path
-    if branch == "answer":
-        return Outcome("answer", state.result, "The model finished (end_turn): its text, without thinking, "
-                                               "is the answer.")
-    if branch == "limit":
-        return Outcome("limit", state.result, "The turn limit is the guard: the model kept asking for tools, "
-                                              "so the loop stopped instead of running on.")
-    if branch == "bad_request":
+    if branch == TurnPath.ANSWER:
+        return Outcome(OutcomeKind.ANSWER, result,
+                       "The model finished (end_turn): its text, without thinking, is the answer.")
+    if branch == TurnPath.LIMIT:
+        return Outcome(OutcomeKind.LIMIT, result, "The turn limit is the guard: the model kept asking for "
+                                                        "tools, so the loop stopped instead of running on.")
+    if branch == TurnPath.BAD_REQUEST:
         if state.records[-1].refused_unsent:
-            return Outcome("bad_request", state.result, "The request broke a rule of the Messages API, so it was "
-                                                        "refused before any model read it. The run ends here.")
-        return Outcome("bad_request", state.result, "The service received the request and refused it with a 400: "
-                                                    "no model answered it. The run ends here.")
-    if branch == "no_reply":
-        return Outcome("stopped", state.result, NO_REPLY_NOTE)
+            return Outcome(OutcomeKind.BAD_REQUEST, result, "The request broke a rule of the Messages API, so "
+                                                                  "it was refused before any model read it. The run "
+                                                                  "ends here.")
+        return Outcome(OutcomeKind.BAD_REQUEST, result, "The service received the request and refused it with "
+                                                              "a 400: no model answered it. The run ends here.")
+    if branch == TurnPath.NO_REPLY:
+        return Outcome(OutcomeKind.STOPPED, result, NO_REPLY_NOTE)
     reason = (state.records[-1].reply or {}).get("stop_reason", "")
-    return Outcome("stopped", state.result, STOP_NOTES.get(reason, UNKNOWN_STOP_NOTE))
+    return Outcome(OutcomeKind.STOPPED, result, STOP_NOTES.get(reason, UNKNOWN_STOP_NOTE))
 
 
 def request_size(request: dict[str, Any]) -> int:
@@ -298,7 +295,7 @@ def run_summary(state: RunState) -> str:
     last = state.records[-1] if state.records else None
     if last is not None and last.counted and last.reply is None:  # the run ended on a request, not a turn
         parts.append(f"the request for turn {last.turn} "
-                     f"{'was refused' if last.path == 'bad_request' else 'got no reply'}")
+                     f"{'was refused' if last.path == TurnPath.BAD_REQUEST else 'got no reply'}")
     parts += [f"{count} message{'s' if count != 1 else ''}", f"{calls} tool call{'s' if calls != 1 else ''}"]
     if errors:
         parts.append(f"{errors} failed")
@@ -309,11 +306,3 @@ def settings_of(state: RunState) -> dict[str, Any]:
     """The settings a run was started with, to compare with what the page's controls now say."""
     return {"task": state.task, "system": state.system, "tool_names": list(state.tool_names),
             "max_turns": state.max_turns, "max_tokens": state.max_tokens, "threads": state.threads}
-
-
-def empty_task_note(state: RunState) -> str | None:
-    """Words asking for a task, when the run has not started and its task is blank (a request the API refuses:
-    every message needs content); None otherwise."""
-    if state.records or str(state.messages[0].get("content", "")).strip():
-        return None
-    return "The task is empty: type what the agent should do in the Task box, then Step."

@@ -107,10 +107,6 @@ class AnthropicModel:
         key = "set" if self._api_key else "missing"
         return f"AnthropicModel(model={self.model!r}, base_url={self.base_url!r}, key={key})"
 
-    @property
-    def has_key(self) -> bool:
-        return bool(self._api_key)
-
     def create(self, messages: list[dict[str, Any]], *, system: str = "", tools: list[dict[str, Any]] | None = None,
                max_tokens: int = 1024, thread: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:
         """Check the request, stream the reply, and return it as a plain dict in the API's shape.

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent.loop import RunState, TurnRecord, console_lines, step
+from agent.loop import RunState, TurnPath, TurnRecord, console_lines, step
 from agent.models.fake import FakeModel
 from agent.scripts import Script, ScriptError, is_error_status, parse_script, save_script
 
@@ -56,13 +56,13 @@ def record_script(state: RunState, name: str = "recorded", title: str = "", abou
     for position, record in enumerate(state.records):
         if record.reply is not None:
             replies.append(reply_entry(record.reply))
-        elif record.path == "model_error":
+        elif record.path == TurnPath.MODEL_ERROR:
             entry = _error_entry(record)
             if entry is None:
                 left_out += 1
             else:
                 replies.append(entry)
-        elif record.path == "bad_request" and position == len(state.records) - 1 \
+        elif record.path == TurnPath.BAD_REQUEST and position == len(state.records) - 1 \
                 and (state.result or "").startswith(_BAD_REQUEST):
             replies.append({"error": {"status": 400, "type": "invalid_request_error",
                                       "message": state.result[len(_BAD_REQUEST):]}})
