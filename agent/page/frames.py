@@ -16,7 +16,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agent.loop import RunState, TurnRecord
+from agent.loop import RunState, TurnPath, TurnRecord
 from agent.page import view
 from agent.page.graph import run_graph
 from agent.page.html_cards import message_html, source_html
@@ -26,7 +26,7 @@ from agent.page.names import ModelKind
 from agent.page.predict import Verdict, questions_for
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen, deciding_line, screen_of
-from agent.page.terms import first_terms
+from agent.page.terms import TERMS, first_terms
 
 GRAPH_TURNS = 5
 """The run graph draws the latest turns and folds earlier ones into one node, as the page's Run view does."""
@@ -166,10 +166,11 @@ def _card(screen: Screen) -> Card:
     if record.refused_unsent:
         sent += " (refused before sending: the request broke a rule of the API)"
     if record.reply is None:
-        why = "the model had no reply to give" if record.path == "no_reply" else f"the request failed: {record.error}"
+        why = "the model had no reply to give" if record.path == TurnPath.NO_REPLY else \
+            f"the request failed: {record.error}"
         return Card(f"Turn {record.turn}", sent, f"No reply came back: {why}.", [], None, "", [])
     added = view.added_by_turn(run, record.turn)
-    appended = (f"Then the loop {view.PATH_WORDS.get(record.path, record.path)}: `messages` now holds "
+    appended = (f"Then the loop {view.PATH_WORDS.get(str(record.path), str(record.path))}: `messages` now holds "
                 f"{added.stop}.")
     return Card(f"Turn {record.turn}", sent, f"a reply with stop_reason \"{record.reply.get('stop_reason')}\"",
                 first_terms(run, record), record.sent, appended,
@@ -195,7 +196,7 @@ def _frame(screen: Screen) -> Frame:
     ended = lit is not None and run.done and lit is run.records[-1]
     outcome = asdict(screen.outcome) if screen.outcome is not None else None
     questions = _questions(record if record is not None and record.reply is not None else None, run.max_turns)
-    asking = record is not None and bool(questions)
+    asking = record if record is not None and questions else None
     return Frame(
         turn=screen.turn, status=screen.status, progress=screen.progress, outcome=outcome,
         console=list(screen.console), card=_card(screen),
@@ -206,10 +207,10 @@ def _frame(screen: Screen) -> Frame:
         request=_request(run, record, screen.model_name) if record is not None else None,
         reply=record.reply if record is not None else None,
         questions=questions,
-        asking_status=(f"turn {record.turn} of {run.max_turns} · the reply is back: what does the loop do now?"
+        asking_status=(f"turn {asking.turn} of {run.max_turns} · the reply is back: what does the loop do now?"
                        if asking else ""),
-        asking_loop=source_html(lesson_source(record, asking=True)) if asking else "",
-        asking_terms=[t for t in first_terms(run, record) if "stops" not in t] if asking else [])
+        asking_loop=source_html(lesson_source(asking, asking=True)) if asking else "",
+        asking_terms=[t for t in first_terms(run, asking) if t != TERMS["other_stop"]] if asking else [])
 
 
 def playable(box: Sandbox) -> str | None:
