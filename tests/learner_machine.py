@@ -123,7 +123,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
         """A Step on a finished run with new settings starts a new run, and says so: nothing is on screen by then
         that the learner acted on but the new run."""
         said = [*self.at.info, *self.at.warning]  # a warning when the new run's task is empty
-        if any("this Step started a new run" in words for words in (texts([box]) for box in said)):
+        if any("started a new run with the settings" in words for words in (texts([box]) for box in said)):
             self.on_screen = None
 
     @rule()

@@ -82,8 +82,7 @@ def marks_drawn(page) -> list[str]:
 
 FAULT_CASES = {
     "the tool raises": ('turn 1: add {"a": 2, "b": 3} -> error: add broke down (an injected fault)', None),
-    "the reply is cut off by max_tokens in the middle of a tool call": ("result: stopped: max_tokens",
-                                                                       "stopped: max_tokens"),
+    "the reply is cut off by max_tokens": ("result: stopped: max_tokens", "stopped: max_tokens"),
     "the model refuses": ("result: stopped: refusal", "stopped: refusal"),
     "the service answers 529 overloaded, then the retry": ("turn 1: model error: 529 overloaded_error: Overloaded",
                                                           None),

@@ -277,6 +277,8 @@ def sandbox_main() -> None:
     shown = screen_of(box)  # once a rerun, after its actions: every figure below is read from it
     run = shown.run
     st.progress(shown.progress, text=shown.status)
+    if box.predicting:
+        st.caption(start_here.score_line(shown))
     # Notices and the slider come and go; in a fixed slot they never shift what is drawn below them, so the
     # browser updates the graph in place instead of building it anew. One slot for both: each block drawn is a
     # message a Step sends, and the URL's update (page_link.write_query) is one more.

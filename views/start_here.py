@@ -18,7 +18,7 @@ from agent.page.html_cards import message_html, messages_html, source_html
 from agent.page.keys import KEY_OF, START_KEYS_CAPTION
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
-from agent.page.names import Layout, ModelKind
+from agent.page.names import Layout, ModelKind, View
 from agent.page.safe_text import as_code, as_text
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
@@ -73,7 +73,9 @@ def question_card(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None
         (st.success if verdict.right else st.warning)(as_text(verdict.words),
                                                       icon=":material/check:" if verdict.right else ":material/close:")
     if screen.deciding_line and not screen.question:
-        st.caption(f"run_agent decided it at {as_code(screen.deciding_line)} (lit in the loop below).")
+        where = "lit in the loop below" if box.layout == Layout.START or box.view == View.LOOP else \
+            "lit in The loop view"
+        st.caption(f"run_agent decided it at {as_code(screen.deciding_line)} ({where}).")
     question = screen.question
     if question is None:
         return

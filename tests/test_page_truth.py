@@ -1,0 +1,136 @@
+"""Every sentence true on the layout that shows it, after the action that led there (issue 33's page points)."""
+
+import pytest
+from page_support import click, full_page, run, unescaped
+from streamlit.testing.v1 import AppTest
+
+from agent.page import view
+from agent.page.names import Layout, ModelKind
+from agent.page.sandbox import Sandbox
+
+BUILTIN = view.builtin_scripts()
+
+
+@pytest.fixture
+def at(monkeypatch) -> AppTest:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return run(full_page())
+
+
+def texts(elements) -> str:
+    return " ".join(unescaped(e.value) for e in elements)
+
+
+# ---- point 1: a Step after the end names a task box only where the layout shows one -----------------------------
+
+
+@pytest.mark.parametrize("layout, model, box_named", [(Layout.START, ModelKind.SCRIPT, False),
+                                                      (Layout.START, ModelKind.TOY, True),
+                                                      (Layout.ALL, ModelKind.SCRIPT, True)])
+def test_a_step_after_the_end_names_a_task_box_only_where_one_is_shown(layout, model, box_named):
+    box = Sandbox(BUILTIN)
+    box.set_layout(layout)
+    box.pick_model(model)
+    if model == ModelKind.TOY:
+        box.set_task("add 2 and 3")
+    box.step(to_the_end=True)
+    notice = box.step()
+    assert notice is not None and "nothing left to step" in notice.text
+    assert ("typed above" in notice.text) is box_named
+    assert box.task_box_shown is box_named
+
+
+# ---- point 17: a new run started by Run to end says Run to end -------------------------------------------------
+
+
+def test_run_to_end_after_the_end_with_a_new_task_says_run_to_end():
+    box = Sandbox(BUILTIN)
+    box.step(to_the_end=True)
+    box.set_task("another task")
+    notice = box.step(to_the_end=True)
+    assert notice is not None and "this Run to end started a new run" in notice.text and "this Step" not in notice.text
+
+
+# ---- point 25: Reset with no turn is no action, so Undo after it undoes what came before ------------------------
+
+
+def test_reset_of_a_run_with_no_turn_is_not_recorded():
+    box = Sandbox(BUILTIN)
+    notice = box.reset()
+    assert notice is not None and "nothing to reset" in notice.text
+    assert box.undo_stack == []
+    box.step()
+    box.reset()
+    assert box.run.turn == 0 and len(box.undo_stack) == 2  # a Reset that dropped a turn is an action
+    box.reset()
+    assert len(box.undo_stack) == 2
+    box.undo()
+    assert box.run.turn == 1
+
+
+# ---- point 6: a cut-off's words say where the cut landed --------------------------------------------------------
+
+
+def test_a_cut_off_plain_answer_is_said_to_be_cut_in_its_text():
+    box = Sandbox(BUILTIN)
+    box.pick_script("add_then_answer")
+    box.step()  # turn 1 calls add; turn 2 is the plain answer
+    assert box.inject_fault("cut_off") is None
+    mark = box.tree.branch.mark_of(box.run.records[-1])
+    reply = box.run.records[-1].reply
+    assert not any(b["type"] == "tool_use" for b in reply["content"])
+    assert mark is not None and "tool call" not in mark.words and mark.words.endswith("in the middle of its text")
+
+
+def test_a_cut_off_call_is_said_to_be_cut_in_a_tool_call():
+    box = Sandbox(BUILTIN)
+    box.pick_script("add_then_answer")
+    assert box.inject_fault("cut_off") is None
+    mark = box.tree.branch.mark_of(box.run.records[-1])
+    assert mark is not None and mark.words.endswith("in the middle of a tool call")
+
+
+def test_the_console_says_where_a_cut_off_landed(at):
+    at = click(at, "Step")
+    at.session_state["change_the_past"] = True
+    at.session_state["past_tab"] = "Inject a fault"
+    at = run(at)
+    at = run(at.selectbox(key="fault_kind").set_value("cut_off"))
+    at = run(next(b for b in at.button if b.key == "fault_step").click())
+    console = next(c.value for c in at.code if "messages sent each turn" in c.value)
+    assert "in the middle of its text" in console and "tool call" not in console
+
+
+# ---- point 7: an injected 529 was retried by the same click -----------------------------------------------------
+
+
+def test_an_injected_overload_says_the_same_click_retried(at):
+    at.session_state["change_the_past"] = True
+    at.session_state["past_tab"] = "Inject a fault"
+    at = run(at)
+    at = run(at.selectbox(key="fault_kind").set_value("overloaded"))
+    at = run(next(b for b in at.button if b.key == "fault_step").click())
+    said = texts(at.error)
+    assert "Attempt at turn 1 failed first" in said
+    assert "the same click sent the retry at once" in said and "the next Step tried again" not in said
+
+
+# ---- points 2 and 11: All controls with Predict each turn on ---------------------------------------------------
+
+
+def answer_all(at: AppTest) -> AppTest:
+    while choices := [b for b in at.button if b.key and b.key.startswith("choice_")]:
+        at = run(choices[at.session_state["sandbox"].open_question().right].click())
+    return at
+
+
+def test_all_controls_says_where_the_deciding_line_is_lit_and_keeps_the_score(at):
+    at = run(at.toggle(key="predicting").set_value(True))
+    at = answer_all(click(at, "Step"))
+    captions = texts(at.caption)
+    assert "run_agent decided it at" in captions
+    assert "lit in the loop below" not in captions and "lit in The loop view" in captions  # the Run view shows
+    right, answered = at.session_state["sandbox"].score
+    assert answered and f"Predictions: {right} right of {answered}" in captions
+    at = run(at.segmented_control(key="tab").set_value("The loop"))
+    assert "lit in the loop below" in texts(at.caption)
