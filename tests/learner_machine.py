@@ -211,7 +211,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
     @rule(data=st.data())
     def edit_tool_result(self, data) -> None:
         self.open_panel("Fork and edit")
-        fields = [t for t in self.at.text_input if t.key and t.key.startswith("edit_result_")]
+        fields = [t for t in self.at.text_area if t.key and t.key.startswith("edit_result_")]
         if not fields:
             return
         position = data.draw(st.integers(0, len(fields) - 1), label="call")

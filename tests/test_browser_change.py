@@ -226,7 +226,7 @@ def test_a_result_changed_on_a_branch_forked_from_main_picked_again_stays_on_tha
     on_screen(page, "turn 1 of 40", "branch 2: from main after turn 1 · 1 turn, going on")
     result = page.get_by_label("Result of add (call 1)")
     result.fill("35")
-    result.press("Enter")
+    result.press("Control+Enter")  # a text area: Enter is a newline
     wait_for_idle(page)
     click(page, "Change it")
     shows(page, 'turn 1: add {"a": 1.5, "b": 2} -> 35')
@@ -250,7 +250,7 @@ def test_two_branches_compared_in_chromium(sandbox_page):
     click(page, "Fork here, after turn 1")
     result = page.get_by_label("Result of add (call 1)")
     result.fill("35")
-    result.press("Enter")
+    result.press("Control+Enter")  # a text area: Enter is a newline
     wait_for_idle(page)
     click(page, "Change it")
     step(page)

@@ -1,7 +1,7 @@
 """Every sentence true on the layout that shows it, after the action that led there (issue 33's page points)."""
 
 import pytest
-from page_support import click, full_page, run, unescaped
+from page_support import click, full_page, pick_script, run, unescaped
 from streamlit.testing.v1 import AppTest
 
 from agent.page import view
@@ -134,3 +134,36 @@ def test_all_controls_says_where_the_deciding_line_is_lit_and_keeps_the_score(at
     assert answered and f"Predictions: {right} right of {answered}" in captions
     at = run(at.segmented_control(key="tab").set_value("The loop"))
     assert "lit in the loop below" in texts(at.caption)
+
+
+# ---- point 4: a tool result with newlines is edited in a box that keeps them -----------------------------------
+
+
+def test_a_result_with_newlines_is_edited_whole_and_saved_with_its_newlines(at):
+    at = pick_script(at, "two_file_search")
+    at = click(at, "Step")
+    at.session_state["change_the_past"] = True
+    at.session_state["past_tab"] = "Fork and edit"
+    at = click(run(at), "Fork here, after turn 1")
+    record = at.session_state["sandbox"].run.records[0]
+    shown = next(t for t in at.text_area if t.key and t.key.startswith("edit_result_"))
+    assert "\n" in record.tool_runs[0].content and shown.value == record.tool_runs[0].content  # every line shown
+    shown.set_value("first line\nsecond line")
+    at = click(at, "Change it")
+    results = at.session_state["sandbox"].run.messages[record.sent + 1]["content"]
+    assert results[0]["content"] == "first line\nsecond line"
+
+
+# ---- point 5: a real model's Base URL is not in a link, and the link's notes say so ----------------------------
+
+
+def test_copy_link_of_a_real_run_with_a_base_url_says_the_base_url_is_left_out():
+    box = Sandbox(BUILTIN)
+    box.pick_model(ModelKind.REAL)
+    box.base_url = "http://127.0.0.1:8765"
+    link = box.link()
+    assert "127.0.0.1" not in repr(link)  # never carried: a link must not say where a stranger's key goes
+    notes = " ".join(box.link_notes(link))
+    assert "The Base URL (http://127.0.0.1:8765) is left out" in notes
+    box.base_url = ""
+    assert "Base URL" not in " ".join(box.link_notes(box.link()))

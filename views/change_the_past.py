@@ -184,11 +184,13 @@ def edit_section(current: RunTree) -> None:
             return
         st.rerun()  # fresh fields, and the tabs below show the turn as edited
     for position, tool_run in enumerate(record.tool_runs):
-        content_at, error_at, save_at = st.columns([5, 1.4, 1.6], vertical_alignment="bottom")
-        content = content_at.text_input(f"Result of {tool_run.name} (call {position + 1})", tool_run.content,
-                                        key=f"edit_result_{key}_{position}")
-        is_error = error_at.checkbox("is_error", tool_run.is_error, key=f"edit_is_error_{key}_{position}")
-        if save_at.button("Change it", key=f"edit_result_apply_{key}_{position}"):
+        lines = tool_run.content.count("\n") + 1  # a result keeps its newlines: a box as tall as its lines, in reason
+        content = st.text_area(f"Result of {tool_run.name} (call {position + 1})", tool_run.content,
+                               height=min(68 + 24 * (lines - 1), 240), key=f"edit_result_{key}_{position}")
+        with st.container(horizontal=True, vertical_alignment="center"):  # under the box: no column to squeeze
+            is_error = st.checkbox("is_error", tool_run.is_error, key=f"edit_is_error_{key}_{position}")
+            saved = st.button("Change it", key=f"edit_result_apply_{key}_{position}")
+        if saved:
             problem = act(box().edit_result, position, content, is_error)
             if problem:
                 st.error(as_text(problem.text), icon=":material/error:")

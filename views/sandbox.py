@@ -34,8 +34,9 @@ from views.widget_state import begun_by_a_widget, mirror, remember_widgets
 
 ss = st.session_state
 LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest characters, not all of a huge one
-REAL_LINK = ("This link was made with the real model. A link never calls one: its settings are back, and the run "
-             "starts afresh. Step sends the task to the model.")
+REAL_LINK = ("This link was made with the real model. A link never calls one: the run's settings are back, but not "
+             "an API key or a Base URL (a link never says where your key goes), and the run starts afresh. Step sends "
+             "the task to the Base URL set under Real model (empty: Anthropic's API).")
 LIVE_PREVIEW_EVERY = 0.1  # seconds between redraws of the preview: a long reply arrives in many small events
 builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared by every session
 
