@@ -1,7 +1,9 @@
 """Every sentence true on the layout that shows it, after the action that led there (issue 33's page points)."""
 
+import re
+
 import pytest
-from page_support import click, full_page, pick_script, run, unescaped
+from page_support import ROOT, click, full_page, pick_script, run, unescaped
 from streamlit.testing.v1 import AppTest
 
 from agent.page import view
@@ -167,3 +169,75 @@ def test_copy_link_of_a_real_run_with_a_base_url_says_the_base_url_is_left_out()
     assert "The Base URL (http://127.0.0.1:8765) is left out" in notes
     box.base_url = ""
     assert "Base URL" not in " ".join(box.link_notes(box.link()))
+
+
+# ---- point 12: Start here has Redo (key Y) and Copy link; every key its caption lists presses a button there ------
+
+
+def test_start_here_has_redo_and_copy_link_and_every_key_it_lists_has_its_button(monkeypatch):
+    from agent.page.keys import KEYS, START_KEYS_CAPTION
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
+    assert at.session_state["sandbox"].layout == Layout.START
+    at = click(at, "Step")
+    while choices := [b for b in at.button if b.key and b.key.startswith("choice_")]:
+        at = run(choices[at.session_state["sandbox"].open_question().right].click())
+    turn = at.session_state["sandbox"].run.turn
+    at = run(at.button(key="undo").click())
+    assert at.session_state["sandbox"].run.turn < turn or at.session_state["sandbox"].open_question() is not None
+    at = run(at.button(key="redo").click())
+    assert at.session_state["sandbox"].run.turn == turn
+    keys = {b.key for b in at.button}
+    listed = {widget for shown, _, widget in KEYS if f"**{shown}**" in START_KEYS_CAPTION}
+    listed = {w for w in listed if not w.startswith("choice_")}  # the choices show while a question is open
+    assert "redo" in listed and listed <= keys, listed - keys
+    at = run(at.button(key="copy_link").click())
+    assert any("controls=start" in c.value for c in at.code)  # the dialog's link opens Start here again
+
+
+# ---- point 9: while the question is open, the turn card does not say what the loop does -----------------------
+
+
+@pytest.mark.parametrize("script", ["cut_off_reply", "refusal", "unknown_stop_reason"])
+def test_the_turn_card_keeps_what_the_loop_does_until_the_question_is_answered(monkeypatch, script):
+    from agent.page.links import Link, to_query
+    from agent.page.terms import TERMS
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    at = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30)
+    for name, value in to_query(Link(script=script, layout=Layout.START)).items():
+        at.query_params[name] = value
+    at = run(at)
+    gives_away = TERMS["other_stop"]
+    for _ in range(6):
+        box = at.session_state["sandbox"]
+        if box.run.done:
+            break
+        at = click(at, "Step")
+        while (question := at.session_state["sandbox"].open_question()) is not None:
+            assert gives_away not in texts(at.caption), (script, question.prompt)
+            at = run(at.button(key=f"choice_{question.right}").click())
+    assert at.session_state["sandbox"].run.done and gives_away in texts(at.caption)  # said once answered
+
+
+# ---- point 23: a reply with no call is not offered "Run the call" ---------------------------------------------
+
+
+def test_the_choices_for_a_reply_with_no_call_name_no_call():
+    from agent.page.predict import calls_in
+
+    box = Sandbox(BUILTIN)
+    box.start_here()
+    box.pick_script("add_then_answer")
+    seen = 0
+    while not box.run.done:
+        box.step()
+        question = box.open_question()
+        reply = box.run.records[-1].reply
+        if question is not None and calls_in(reply) == 0:
+            seen += 1
+            assert not any(re.search(r"Run the (call|\d+ calls)\b", choice) for choice in question.choices)
+        while (question := box.open_question()) is not None:
+            box.predict(question.right)
+    assert seen  # the end_turn reply was asked about

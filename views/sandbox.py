@@ -206,10 +206,7 @@ def sidebar(box: Sandbox) -> None:
         st.toggle("Message threads", key="threads", on_change=lambda: act(box.change_setting, "threads", ss.threads),
                   help="Each turn sends only the new messages; the model holds the conversation. The FakeModel "
                        "and the Real model hold threads; the Toy gets it all.")
-        if st.button("Copy link", icon=":material/link:", key="copy_link",
-                     help="A link that opens this screen: the run replayed to this turn, in this view."):
-            link = box.link()
-            page_link.copy_link_dialog(link, box.link_notes(link))
+        page_link.copy_link_button(box)
 
 
 def script_settings(box: Sandbox) -> None:
