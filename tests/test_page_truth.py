@@ -241,3 +241,50 @@ def test_the_choices_for_a_reply_with_no_call_name_no_call():
         while (question := box.open_question()) is not None:
             box.predict(question.right)
     assert seen  # the end_turn reply was asked about
+
+
+# ---- low points: a count of one, a sentence's capital, the form's own name for a call, one wording for a fork -----
+
+
+def test_compare_says_one_message_in_the_singular(at):
+    at = click(at, "Step")
+    at.session_state["change_the_past"] = True
+    at.session_state["past_tab"] = "Fork and edit"
+    at = run(at.slider(key="look_back").set_value(0))
+    at = click(at, "Fork here, after turn 0")
+    at.session_state["compare_box"] = True
+    at = run(at)
+    said = texts(at.caption)
+    assert "the first 1 messages" not in said and "the first 1 message is the same in both" in said
+
+
+def test_a_loaded_tree_s_notice_starts_each_sentence_with_a_capital():
+    box = Sandbox(BUILTIN)
+    box.step()
+    box.step()
+    data = box.tree.to_json()
+    notice = box.load_tree(data)
+    assert notice is not None and "A run of 2 turns went with the old run" in notice.text
+    assert not re.search(r"[.”]\s+[a-z]", notice.text), notice.text
+
+
+def test_be_the_model_names_a_bad_call_as_its_form_does():
+    box = Sandbox(BUILTIN)
+    box.pick_script("add_then_answer")
+    notice = box.hand("tool_use", [{"type": "text", "text": "Let me add."},
+                                   {"type": "tool_use", "name": "add", "input": {"a": "two"}}])
+    assert notice is not None and notice.kind == "error" and "(Tool 1)" in notice.text  # the form's label
+
+
+def test_a_fork_s_origin_reads_the_same_on_the_page_and_in_the_readme():
+    from agent.page.branches_view import where_it_left
+
+    box = Sandbox(BUILTIN)
+    box.pick_script("three_tool_chain")
+    box.step()
+    box.step()
+    box.fork(2)
+    assert box.edit_result(0, "35", False) is None
+    words = where_it_left(box.tree.branch)
+    assert words == "after turn 2, turn 2 edited"
+    assert f'"{words}"' in (ROOT / "README.md").read_text()

@@ -38,6 +38,7 @@ from agent.page.branches_view import (
 from agent.page.html_cards import comparison_html
 from agent.page.safe_text import as_text
 from agent.page.sandbox import ModelKind, Notice, Sandbox
+from agent.page.sandbox_values import plural
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 
@@ -136,8 +137,9 @@ def compare_section(current: RunTree) -> None:
             return
         st.markdown("\n".join(f"- {as_text(words)}" for words in comparison.differences))
         if comparison.rows:
-            st.caption(f"From messages[{comparison.shared}] on: the first {comparison.shared} messages are the "
-                       "same in both.")
+            same = "is" if comparison.shared == 1 else "are"
+            st.caption(f"From messages[{comparison.shared}] on: the first {plural(comparison.shared, 'message')} "
+                       f"{same} the same in both.")
             st.html(comparison_html(comparison))
 
 
