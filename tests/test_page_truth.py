@@ -288,3 +288,18 @@ def test_a_fork_s_origin_reads_the_same_on_the_page_and_in_the_readme():
     words = where_it_left(box.tree.branch)
     assert words == "after turn 2, turn 2 edited"
     assert f'"{words}"' in (ROOT / "README.md").read_text()
+
+
+# ---- point 24: a cost only where someone pays Anthropic's price ------------------------------------------------
+
+
+@pytest.mark.parametrize("base_url, priced", [("", True), ("https://api.anthropic.com", True),
+                                              ("http://127.0.0.1:8765", False), ("https://llm.example.org/v1", False)])
+def test_a_real_run_is_priced_only_when_its_requests_go_to_anthropic(base_url, priced):
+    from agent.page.screen import screen_of
+
+    box = Sandbox(BUILTIN)
+    box.pick_model(ModelKind.REAL)
+    box.base_url = base_url
+    shown = screen_of(box)
+    assert (shown.priced_model == shown.model_name) is priced and (shown.priced_model == "") is not priced
