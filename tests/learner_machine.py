@@ -29,8 +29,8 @@ TASKS = ["What is 2 + 3?", "What is 10 - 3 + 2?", "How many words are in notes.t
 FAULT_KINDS = ["overloaded", "timeout", "tool_raises", "cut_off", "refusal"]
 MODEL_FAULTS = ("overloaded", "timeout")  # faults that end the attempt in a model error, on purpose
 EDIT_TEXTS = ["hello brave new world", "The answer is 42.", "é ünïcode ✓"]
-NOTE = re.compile(r"\s+<- .*$")  # a console line's mark (injected, edited, by hand): not part of the run's output
-BARE = re.compile(r"^turn \d+:$")
+NOTE = re.compile(r"(^|\s+)<- .*$")  # a console line's mark (injected, edited, by hand): not part of the run's output
+BARE = re.compile(r"^(turn \d+:)?$")
 BAD_UPLOAD = b'{"replies": [{"stop_reason": "end_turn"}], "surprise": 1}'
 
 

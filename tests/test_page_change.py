@@ -115,8 +115,8 @@ def test_a_tool_result_edited_at_the_fork_is_what_the_next_request_carries(at):
     ("overloaded", "turn 1: model error: 529 overloaded_error: Overloaded   <- injected"),
     ("timeout", "turn 1: model error: APITimeoutError: Request timed out"),
     ("tool_raises", 'turn 1: add {"a": 2, "b": 3} -> error: add broke down (an injected fault)   <- injected'),
-    ("cut_off", "turn 1:   <- injected: the reply is cut off by max_tokens"),
-    ("refusal", "turn 1:   <- injected: the model refuses"),
+    ("cut_off", "<- turn 1: injected: the reply is cut off by max_tokens"),
+    ("refusal", "<- turn 1: injected: the model refuses"),
 ])
 def test_each_fault_steps_the_run_and_is_marked_as_injected(at, kind, said):
     open_panel(at, "Inject a fault")
@@ -435,5 +435,5 @@ def test_a_fork_after_a_turn_that_got_no_reply_says_so_and_can_give_it_one(at):
     branch = at.session_state["sandbox"].run
     assert branch.result == "It is 6." and branch.records[-1].path == "answer"
     assert status(at).startswith("turn 6 of 6 · 12 messages")  # given a reply, turn 6 is a turn taken
-    assert console(at)[5].startswith("turn 6:") and "reply edited: a reply where none came" in console(at)[5]
+    assert console(at)[5].startswith("<- turn 6:") and "reply edited: a reply where none came" in console(at)[5]
     assert at.session_state["sandbox"].tree.branches["main"].state.records[-1].reply is None  # main as it happened

@@ -303,3 +303,20 @@ def test_a_real_run_is_priced_only_when_its_requests_go_to_anthropic(base_url, p
     box.base_url = base_url
     shown = screen_of(box)
     assert (shown.priced_model == shown.model_name) is priced and (shown.priced_model == "") is not priced
+
+
+# ---- point 22: a console line run_agent never prints is said to be the page's note -----------------------------
+
+
+def test_a_console_line_the_loop_never_printed_is_said_to_be_the_page_s():
+    from agent.loop import console_lines
+    from agent.page.screen import screen_of
+
+    box = Sandbox(BUILTIN)
+    box.pick_script("add_then_answer")
+    box.step()
+    box.hand("end_turn", [{"type": "text", "text": "Done."}])
+    own = console_lines(box.run, returned=False, readable=True)  # what run_agent prints, without the page's notes
+    for line in screen_of(box).console:
+        if line not in own and not any(line.startswith(printed + "   <- ") for printed in own):
+            assert line.startswith("<- ") and "a note of the page's" in line, line
