@@ -177,7 +177,7 @@ class RunTree:
         else:
             records = step_with_fault(branch.state, model, fault)
             if fault_applied(fault, records):  # a fault that met no reply (or no call) did not happen
-                branch.mark(records[0], "injected", fault.words(), fault.kind)
+                branch.mark(records[0], "injected", fault.words(records[0].reply), fault.kind)
         if isinstance(model, HandModel) and records[-1].reply is not None:
             branch.mark(records[-1], "hand", "written by hand")
         return records

@@ -381,9 +381,11 @@ def console_lines(state: RunState, notes: Mapping[int, str] | None = None, *, re
                      f"{json.dumps(run.input, sort_keys=True, ensure_ascii=not readable)} -> {run.content}"
                      for run in record.tool_runs)
         if index in notes:
-            if len(lines) == said:  # a turn that printed nothing of its own (it ended the run) says it by itself
-                lines.append(f"turn {record.turn}:")
-            lines[said] += f"   <- {notes[index]}"
+            if len(lines) == said:  # a turn that printed nothing: the note stands alone, said not to be output
+                lines.append(f"<- turn {record.turn}: {notes[index]} (a note of the page's: run_agent printed "
+                             "nothing this turn)")
+            else:
+                lines[said] += f"   <- {notes[index]}"
     if state.done:
         lines.append(f"result: {state.result}")
     elif state.error and returned:

@@ -29,8 +29,8 @@ TASKS = ["What is 2 + 3?", "What is 10 - 3 + 2?", "How many words are in notes.t
 FAULT_KINDS = ["overloaded", "timeout", "tool_raises", "cut_off", "refusal"]
 MODEL_FAULTS = ("overloaded", "timeout")  # faults that end the attempt in a model error, on purpose
 EDIT_TEXTS = ["hello brave new world", "The answer is 42.", "é ünïcode ✓"]
-NOTE = re.compile(r"\s+<- .*$")  # a console line's mark (injected, edited, by hand): not part of the run's output
-BARE = re.compile(r"^turn \d+:$")
+NOTE = re.compile(r"(^|\s+)<- .*$")  # a console line's mark (injected, edited, by hand): not part of the run's output
+BARE = re.compile(r"^(turn \d+:)?$")
 BAD_UPLOAD = b'{"replies": [{"stop_reason": "end_turn"}], "surprise": 1}'
 
 
@@ -123,7 +123,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
         """A Step on a finished run with new settings starts a new run, and says so: nothing is on screen by then
         that the learner acted on but the new run."""
         said = [*self.at.info, *self.at.warning]  # a warning when the new run's task is empty
-        if any("this Step started a new run" in words for words in (texts([box]) for box in said)):
+        if any("started a new run with the settings" in words for words in (texts([box]) for box in said)):
             self.on_screen = None
 
     @rule()
@@ -211,7 +211,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
     @rule(data=st.data())
     def edit_tool_result(self, data) -> None:
         self.open_panel("Fork and edit")
-        fields = [t for t in self.at.text_input if t.key and t.key.startswith("edit_result_")]
+        fields = [t for t in self.at.text_area if t.key and t.key.startswith("edit_result_")]
         if not fields:
             return
         position = data.draw(st.integers(0, len(fields) - 1), label="call")

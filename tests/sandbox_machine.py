@@ -18,6 +18,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from agent.loop import RunState, console_lines, step
 from agent.models.fake import FakeModel
 from agent.page import real_model, view
+from agent.page.names import Layout
 from agent.page.predict import MOVE_OF_PATH
 from agent.page.sandbox import VIEWS, ModelKind, Sandbox
 from agent.page.screen import screen_of
@@ -58,6 +59,8 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         super().__init__()
         self.box = Sandbox(BUILTIN)
         self.acted_on = self.box.branch_name
+        self.last_action = ""
+        """The last action taken: a notice about a Step must follow a Step."""
         self.tally: Counter[str] = Counter()
         self.addresses: list[tuple] = []
         """Each screen's link, as the address bar held it after the action, with the screen it named."""
@@ -78,7 +81,10 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         """A link replays this screen: not a loaded tree, not a loaded script, not a real model's run."""
         return not self.box.from_file and self.box.script in BUILTIN and self.box.run_model != ModelKind.REAL
 
-    def did(self, name: str) -> None:
+    def did(self, name: str, said=None) -> None:
+        """After an action: what it said is the page's notice (as views/sandbox.py's `act` sets it)."""
+        self.box.notice = said
+        self.last_action = name
         self.tally[name] += 1
         self.acted_on = self.box.branch_name
         if self.replayable() and len(self.box.log) <= 40:
@@ -101,8 +107,7 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
 
     @rule(task=st.sampled_from(TASKS), start=st.booleans())
     def set_task(self, task: str, start: bool) -> None:
-        self.box.set_task(task, start)
-        self.did("set task")
+        self.did("set task", self.box.set_task(task, start))
 
     @rule(name=st.sampled_from(["max_turns", "max_tokens", "threads", "tools"]), data=st.data())
     def change_setting(self, name: str, data) -> None:
@@ -114,13 +119,12 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
 
     @rule(to_the_end=st.booleans())
     def step(self, to_the_end: bool) -> None:
-        self.box.step(self.real(), to_the_end=to_the_end)
-        self.did("run to end" if to_the_end else "step")
+        said = self.box.step(self.real(), to_the_end=to_the_end)
+        self.did("run to end" if to_the_end else "step", said)
 
     @rule()
     def reset(self) -> None:
-        self.box.reset()
-        self.did("reset")
+        self.did("reset", self.box.reset())
 
     @rule(data=st.data())
     def look_back(self, data) -> None:
@@ -161,16 +165,14 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
 
     @rule(kind=st.sampled_from(FAULTS))
     def inject_fault(self, kind: str) -> None:
-        self.box.inject_fault(kind, "", self.real())
-        self.did("inject a fault")
+        self.did("inject a fault", self.box.inject_fault(kind, "", self.real()))
 
     @rule(text=st.sampled_from(TEXTS), call=st.booleans())
     def hand(self, text: str, call: bool) -> None:
         blocks = [{"type": "text", "text": text}] if text else []
         if call:
             blocks.append({"type": "tool_use", "name": "add", "input": {"a": 1, "b": 2}})
-        self.box.hand("tool_use" if call else "end_turn", blocks)
-        self.did("write a reply by hand")
+        self.did("write a reply by hand", self.box.hand("tool_use" if call else "end_turn", blocks))
 
     @rule()
     def save_and_load_the_tree(self) -> None:
@@ -192,8 +194,7 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
     @precondition(lambda self: bool(self.box.undo_stack))
     @rule()
     def undo(self) -> None:
-        self.box.undo()
-        self.did("undo")
+        self.did("undo", self.box.undo())
 
     @precondition(lambda self: bool(self.addresses))
     @rule(data=st.data())
@@ -220,6 +221,13 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         shown = 8 if self.box.settings_changed else 9
         assert screen(again)[:shown] == screen(self.box)[:shown], "a link opens the screen it was made on"
         self.did("open the link")
+
+    @rule(layout=st.sampled_from(list(Layout)))
+    def switch_layout(self, layout: Layout) -> None:
+        notice = self.box.notice
+        self.box.set_layout(layout)  # the toggle's own callback, not an action: the notice is the Sandbox's to keep
+        assert self.box.notice in (None, notice)
+        self.tally["switch the layout"] += 1
 
     @rule(on=st.booleans())
     def switch_predicting(self, on: bool) -> None:
@@ -300,6 +308,33 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
             assert sent.messages == record.messages_sent
             if record.thread is None or record.thread.get("type") == "create":
                 assert sent.messages == record.sent  # the whole array went
+
+    @invariant()
+    def no_sentence_names_a_control_the_layout_does_not_show(self) -> None:
+        said = self.box.notice.text if self.box.notice else ""
+        if "typed above" in said or "Task box" in said and "under All controls" not in said:
+            assert self.box.task_box_shown, (self.box.layout, self.box.run_model, said)
+
+    @invariant()
+    def a_notice_about_a_step_follows_a_step(self) -> None:
+        said = self.box.notice.text if self.box.notice else ""
+        if "this Step started a new run" in said or "There is nothing left to step" in said and \
+                self.last_action != "run to end":
+            assert self.last_action == "step", (self.last_action, said)
+        if "this Run to end started a new run" in said:
+            assert self.last_action == "run to end", (self.last_action, said)
+        if "There is nothing to reset" in said:
+            assert self.last_action == "reset" and self.box.untouched
+
+    @invariant()
+    def a_fault_s_words_match_what_the_reply_held(self) -> None:
+        for index, mark in self.box.tree.branch.marks.items():
+            if mark.kind != "injected" or mark.fault != "cut_off":
+                continue
+            reply = self.box.run.records[index].reply or {}
+            calls = any(b.get("type") == "tool_use" for b in reply.get("content") or [])
+            assert mark.words.endswith("in the middle of a tool call" if calls else "in the middle of its text"), \
+                (mark.words, reply)
 
     @invariant()
     def no_fault_is_credited_that_did_not_happen(self) -> None:

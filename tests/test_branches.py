@@ -207,7 +207,8 @@ def test_the_console_marks_what_was_injected_or_edited_and_says_nothing_more_wit
     tree.edit_reply("end_turn", [{"type": "text", "text": "Stop here."}])
     notes = {i: f"{m.kind}: {m.words}" for i, m in tree.branch.marks.items()}
     assert console_lines(tree.branch.state, notes) == [
-        "turn 1:   <- edited: reply edited: stop_reason tool_use → end_turn, 0 tool calls, text changed",
+        "<- turn 1: edited: reply edited: stop_reason tool_use → end_turn, 0 tool calls, text changed (a note of "
+        "the page's: run_agent printed nothing this turn)",
         "result: Stop here.", "messages sent each turn: 1"]
     assert console_lines(tree.branch.state) == ["result: Stop here.", "messages sent each turn: 1"]
 

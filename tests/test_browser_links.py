@@ -111,7 +111,7 @@ def test_a_branch_with_an_edit_and_a_fault_reopens_in_a_new_browser(sandbox_page
     open_panel(page, "Fork and edit")
     click(page, "Fork here, after turn 1")
     page.get_by_role("textbox", name="Result of add (call 1)").fill("six")
-    page.get_by_role("textbox", name="Result of add (call 1)").press("Enter")
+    page.get_by_role("textbox", name="Result of add (call 1)").press("Control+Enter")
     wait_for_idle(page)
     click(page, "Change it")
     page.get_by_role("tab", name="Inject a fault").click()

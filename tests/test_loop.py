@@ -330,7 +330,7 @@ def test_console_lines_put_each_note_beside_its_turn_and_print_inputs_sorted():
     run_to_end(state, model)
     assert console_lines(state, {0: "a fault was injected", 1: "the last turn"}) == [
         'turn 1: add {"a": 2, "b": 3} -> 5   <- a fault was injected',
-        "turn 2:   <- the last turn",
+        "<- turn 2: the last turn (a note of the page's: run_agent printed nothing this turn)",
         "result: 5",
         "messages sent each turn: 1, 3"]
 

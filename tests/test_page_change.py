@@ -104,7 +104,7 @@ def test_a_tool_result_edited_at_the_fork_is_what_the_next_request_carries(at):
     look_back(at, 1)
     open_panel(at)
     click(at, "Fork here, after turn 1")
-    next(t for t in at.text_input if t.key and t.key.startswith("edit_result_")).set_value("six")
+    next(t for t in at.text_area if t.key and t.key.startswith("edit_result_")).set_value("six")
     click(at, "Change it")
     assert at.session_state["sandbox"].run.messages[2]["content"][0]["content"] == "six"
     click(at, "Step")
@@ -115,8 +115,8 @@ def test_a_tool_result_edited_at_the_fork_is_what_the_next_request_carries(at):
     ("overloaded", "turn 1: model error: 529 overloaded_error: Overloaded   <- injected"),
     ("timeout", "turn 1: model error: APITimeoutError: Request timed out"),
     ("tool_raises", 'turn 1: add {"a": 2, "b": 3} -> error: add broke down (an injected fault)   <- injected'),
-    ("cut_off", "turn 1:   <- injected: the reply is cut off by max_tokens"),
-    ("refusal", "turn 1:   <- injected: the model refuses"),
+    ("cut_off", "<- turn 1: injected: the reply is cut off by max_tokens"),
+    ("refusal", "<- turn 1: injected: the model refuses"),
 ])
 def test_each_fault_steps_the_run_and_is_marked_as_injected(at, kind, said):
     open_panel(at, "Inject a fault")
@@ -219,7 +219,7 @@ def test_main_picked_then_a_fork_and_a_result_changed_stays_on_the_new_branch_wi
     run(at.selectbox(key="branch_pick").set_value("main"))
     assert on_screen(at) == ("main", "main") and status(at).startswith("turn 4 of 40")
     fork_at(at, 1)
-    next(t for t in at.text_input if t.key and t.key.startswith("edit_result_")).set_value("35")
+    next(t for t in at.text_area if t.key and t.key.startswith("edit_result_")).set_value("35")
     click(at, "Change it")
     agrees_with_the_tree(at)
     assert on_screen(at) == ("branch 2", "branch 2")
@@ -316,7 +316,7 @@ def test_fork_after_a_fault_then_edit_then_step_agrees_with_the_tree(at):
     click(at, "Step with this fault")  # turn 2: the 529, then its retry takes reply 2
     at.session_state["past_tab"] = "Fork and edit"
     fork_at(run(at), 2)
-    next(t for t in at.text_input if t.key and t.key.startswith("edit_result_")).set_value("LOUD")
+    next(t for t in at.text_area if t.key and t.key.startswith("edit_result_")).set_value("LOUD")
     click(at, "Change it")
     agrees_with_the_tree(at)
     click(at, "Step")
@@ -383,7 +383,7 @@ def test_two_branches_compared_side_by_side_with_the_first_difference_marked(at)
     look_back(at, 1)
     open_panel(at)
     click(at, "Fork here, after turn 1")
-    next(t for t in at.text_input if t.key and t.key.startswith("edit_result_")).set_value("35")
+    next(t for t in at.text_area if t.key and t.key.startswith("edit_result_")).set_value("35")
     click(at, "Change it")
     click(at, "Step")
     at.session_state["compare_box"] = True
@@ -435,5 +435,5 @@ def test_a_fork_after_a_turn_that_got_no_reply_says_so_and_can_give_it_one(at):
     branch = at.session_state["sandbox"].run
     assert branch.result == "It is 6." and branch.records[-1].path == "answer"
     assert status(at).startswith("turn 6 of 6 · 12 messages")  # given a reply, turn 6 is a turn taken
-    assert console(at)[5].startswith("turn 6:") and "reply edited: a reply where none came" in console(at)[5]
+    assert console(at)[5].startswith("<- turn 6:") and "reply edited: a reply where none came" in console(at)[5]
     assert at.session_state["sandbox"].tree.branches["main"].state.records[-1].reply is None  # main as it happened

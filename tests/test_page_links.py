@@ -90,7 +90,7 @@ def test_a_branch_with_an_edit_and_a_fault(at):
     click(at, "Run to end")
     open_panel(at)
     fork_at(at, 2)
-    next(t for t in at.text_input if t.key and t.key.startswith("edit_result_")).set_value("LOUD")
+    next(t for t in at.text_area if t.key and t.key.startswith("edit_result_")).set_value("LOUD")
     next(c for c in at.checkbox if c.key and c.key.startswith("edit_is_error_")).check()
     click(at, "Change it")
     open_panel(at, "Inject a fault")
@@ -165,7 +165,9 @@ def test_a_real_link_brings_back_its_settings_and_sends_nothing():
     page = opened(to_query(Link(model="Real", task="Say hi.", settings={"max_turns": 3}, actions=[["step"]])))
     assert page.session_state["model_choice"] == "Real" and page.session_state["task"] == "Say hi."
     assert page.session_state["max_turns"] == 3 and page.session_state["sandbox"].run.turn == 0
-    assert "A link never calls one: its settings are back, and the run starts afresh" in texts(page.warning)
+    said = texts(page.warning)
+    assert "A link never calls one: the run's settings are back" in said and "the run starts afresh" in said
+    assert "not an API key or a Base URL" in said  # a Base URL is never carried, and the words say so
 
 
 def test_copy_link_shows_the_whole_link_and_how_to_embed(at):

@@ -292,7 +292,7 @@ def test_a_step_that_starts_a_new_run_with_an_empty_task_says_both(box):
     box.hand("end_turn", [{"type": "text", "text": "Done."}])
     box.set_task("")
     said = box.step(to_the_end=True)
-    assert "this Step started a new run" in said.text and "The task is empty" in said.text
+    assert "this Run to end started a new run" in said.text and "The task is empty" in said.text
     assert list(box.tree.branches) == ["main"] and box.run.turn == 0
 
 

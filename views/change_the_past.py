@@ -37,6 +37,7 @@ from agent.page.branches_view import (
 from agent.page.html_cards import comparison_html
 from agent.page.safe_text import as_text
 from agent.page.sandbox import ModelKind, Notice, Sandbox
+from agent.page.sandbox_values import plural
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views.actions import act
@@ -129,8 +130,9 @@ def compare_section(current: RunTree) -> None:
             return
         st.markdown("\n".join(f"- {as_text(words)}" for words in comparison.differences))
         if comparison.rows:
-            st.caption(f"From messages[{comparison.shared}] on: the first {comparison.shared} messages are the "
-                       "same in both.")
+            same = "is" if comparison.shared == 1 else "are"
+            st.caption(f"From messages[{comparison.shared}] on: the first {plural(comparison.shared, 'message')} "
+                       f"{same} the same in both.")
             st.html(comparison_html(comparison))
 
 
@@ -177,11 +179,13 @@ def edit_section(current: RunTree) -> None:
             return
         st.rerun()  # fresh fields, and the tabs below show the turn as edited
     for position, tool_run in enumerate(record.tool_runs):
-        content_at, error_at, save_at = st.columns([5, 1.4, 1.6], vertical_alignment="bottom")
-        content = content_at.text_input(f"Result of {tool_run.name} (call {position + 1})", tool_run.content,
-                                        key=f"edit_result_{key}_{position}")
-        is_error = error_at.checkbox("is_error", tool_run.is_error, key=f"edit_is_error_{key}_{position}")
-        if save_at.button("Change it", key=f"edit_result_apply_{key}_{position}"):
+        lines = tool_run.content.count("\n") + 1  # a result keeps its newlines: a box as tall as its lines, in reason
+        content = st.text_area(f"Result of {tool_run.name} (call {position + 1})", tool_run.content,
+                               height=min(68 + 24 * (lines - 1), 240), key=f"edit_result_{key}_{position}")
+        with st.container(horizontal=True, vertical_alignment="center"):  # under the box: no column to squeeze
+            is_error = st.checkbox("is_error", tool_run.is_error, key=f"edit_is_error_{key}_{position}")
+            saved = st.button("Change it", key=f"edit_result_apply_{key}_{position}")
+        if saved:
             problem = act(box().edit_result, position, content, is_error, errors_beside=True)
             if problem:
                 st.error(as_text(problem.text), icon=":material/error:")

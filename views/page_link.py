@@ -28,6 +28,14 @@ def full_url(query: dict[str, str]) -> str:
     return urlunsplit((address.scheme, address.netloc, address.path or "/", urlencode(query), ""))
 
 
+def copy_link_button(box: Sandbox) -> None:
+    """Copy link, on either layout: the dialog with the link of the screen and what it leaves out."""
+    if st.button("Copy link", icon=":material/link:", key="copy_link",
+                 help="A link that opens this screen: the run replayed to this turn, in this view."):
+        link = box.link()
+        copy_link_dialog(link, box.link_notes(link))
+
+
 @st.dialog("A link to this screen", width="large")
 def copy_link_dialog(link: Link, notes: list[str]) -> None:
     st.caption("Opened in any browser, this link replays the run to this screen: the script or the task, the "

@@ -76,8 +76,11 @@ def turn_details(screen: Screen) -> None:
         st.html(message_html(run.messages[0], 0))
         return
     for attempt in view.failed_attempts(run, turn):
+        mark = ss.sandbox.tree.branch.mark_of(attempt)
+        retried = "the same click sent the retry at once" if mark is not None and mark.fault == "overloaded" else \
+            "the next Step tried again"  # an injected 529 is retried inside its own Step (agent.models.faults)
         st.error(f"Attempt at turn {turn} failed first: {as_sentence(attempt.error, api_key()[0])} It was not counted; "
-                 "the next Step tried again.", icon=":material/replay:")
+                 f"{retried}.", icon=":material/replay:")
     said = screen.turn_sent
     assert said is not None and said.record is record
     # What was sent and what came back in one block, the JSON of both under the cards: each element is a

@@ -34,8 +34,9 @@ from views.widget_state import begun_by_a_widget, mirror, remember_widgets
 
 ss = st.session_state
 LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest characters, not all of a huge one
-REAL_LINK = ("This link was made with the real model. A link never calls one: its settings are back, and the run "
-             "starts afresh. Step sends the task to the model.")
+REAL_LINK = ("This link was made with the real model. A link never calls one: the run's settings are back, but not "
+             "an API key or a Base URL (a link never says where your key goes), and the run starts afresh. Step sends "
+             "the task to the Base URL set under Real model (empty: Anthropic's API).")
 LIVE_PREVIEW_EVERY = 0.1  # seconds between redraws of the preview: a long reply arrives in many small events
 builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared by every session
 
@@ -200,10 +201,7 @@ def sidebar(box: Sandbox) -> None:
         st.toggle("Message threads", key="threads", on_change=lambda: act(box.change_setting, "threads", ss.threads),
                   help="Each turn sends only the new messages; the model holds the conversation. The FakeModel "
                        "and the Real model hold threads; the Toy gets it all.")
-        if st.button("Copy link", icon=":material/link:", key="copy_link",
-                     help="A link that opens this screen: the run replayed to this turn, in this view."):
-            link = box.link()
-            page_link.copy_link_dialog(link, box.link_notes(link))
+        page_link.copy_link_button(box)
 
 
 def script_settings(box: Sandbox) -> None:
@@ -272,6 +270,8 @@ def sandbox_main() -> None:
     shown = screen_of(box)  # once a rerun, after its actions: every figure below is read from it
     run = shown.run
     st.progress(shown.progress, text=shown.status)
+    if box.predicting:
+        st.caption(start_here.score_line(shown))
     # Notices and the slider come and go; in a fixed slot they never shift what is drawn below them, so the
     # browser updates the graph in place instead of building it anew. One slot for both: each block drawn is a
     # message a Step sends, and the URL's update (page_link.write_query) is one more.

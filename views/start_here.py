@@ -18,11 +18,12 @@ from agent.page.html_cards import message_html, messages_html, source_html
 from agent.page.keys import KEY_OF, START_KEYS_CAPTION
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
-from agent.page.names import Layout, ModelKind, NoticeKind, OutcomeKind
+from agent.page.names import Layout, ModelKind, NoticeKind, OutcomeKind, View
 from agent.page.safe_text import as_code, as_text
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
 from agent.page.terms import first_terms
+from views import page_link
 from views.widget_state import mirror
 
 ss = st.session_state
@@ -76,7 +77,9 @@ def question_card(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None
         (st.success if verdict.right else st.warning)(as_text(verdict.words),
                                                       icon=":material/check:" if verdict.right else ":material/close:")
         if line and not screen.question:
-            st.caption(f"run_agent {line.did} at {as_code(line.line)} (lit in the loop below).")
+            where = "lit in the loop below" if box.layout == Layout.START or box.view == View.LOOP else \
+                "lit in The loop view"
+            st.caption(f"run_agent {line.did} at {as_code(line.line)} ({where}).")
     question = screen.question
     if question is None:
         return
@@ -113,7 +116,7 @@ def turn_card(screen: Screen) -> TurnRecord | None:
         return None
     stop = record.reply.get("stop_reason")
     st.markdown(f"**Came back:** a reply with stop_reason {as_code(stop)}")
-    for line in first_terms(run, record):
+    for line in first_terms(run, record, asking=screen.asking is not None):
         st.caption(line)
     st.html(message_html({"role": "assistant", "content": record.reply.get("content")}, record.sent, "reply"))
     return record
@@ -162,7 +165,11 @@ def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Calla
                   help="Step until the loop stops, without questions")
         st.button("Reset", icon=":material/restart_alt:", key="reset", on_click=lambda: act(box.reset),
                   help="The run again from the start (Undo brings this one back)")
-        st.button("Undo", icon=":material/undo:", key="undo", type="tertiary", on_click=lambda: act(box.undo))
+        st.button("Undo", icon=":material/undo:", key="undo", type="tertiary", on_click=lambda: act(box.undo),
+                  help=f"Take back the last action (key {KEY_OF['undo']})")
+        st.button("Redo", icon=":material/redo:", key="redo", type="tertiary", on_click=lambda: act(box.redo),
+                  help=f"Take the undone action again (key {KEY_OF['redo']})")
+        page_link.copy_link_button(box)
         st.caption(score_line(screen) if box.predicting else "")
     st.progress(screen.progress, text=screen.status)
     if box.notice:

@@ -6,7 +6,8 @@ lets `agent.loop.step` do the rest:
 - `tool_raises`: the toolbox the step runs from lends a tool that raises, so
   the loop's own `call_tool` catches it and the model reads an error result;
 - `cut_off`: the model's reply comes back cut off by `max_tokens` in the
-  middle of a tool call (its input half written), so the loop runs nothing;
+  middle of its first tool call (its input half written), so the loop runs
+  nothing, or mid-text when it holds no call;
   its usage is the model's own count for the whole reply, never invented;
 - `refusal`: the reply comes back with `stop_reason: refusal`;
 - `overloaded`: the service answers 529 overloaded (the SDK's own
@@ -30,7 +31,7 @@ from agent.tools import TOOLS, Tool
 
 FAULTS = {
     "tool_raises": "the tool raises",
-    "cut_off": "the reply is cut off by max_tokens in the middle of a tool call",
+    "cut_off": "the reply is cut off by max_tokens",
     "refusal": "the model refuses",
     "overloaded": "the service answers 529 overloaded, then the retry",
     "timeout": "the reply takes longer than the timeout",
@@ -58,10 +59,13 @@ class Fault:
         if self.tool and self.tool not in TOOLS:
             raise ValueError(f"no tool {self.tool!r} to break (the tools: {', '.join(TOOLS)})")
 
-    def words(self) -> str:
-        """The fault in a few words, for the graph and the console."""
+    def words(self, reply: dict[str, Any] | None = None) -> str:
+        """The fault in a few words, for the graph and the console; with the `reply` it changed, where it cut."""
         if self.kind == "tool_raises":
             return f"{self.tool or 'every tool'} raises"
+        if self.kind == "cut_off" and reply is not None:
+            calls = any(isinstance(b, dict) and b.get("type") == "tool_use" for b in reply.get("content") or [])
+            return f"{FAULTS[self.kind]} in the middle of {'a tool call' if calls else 'its text'}"
         return FAULTS[self.kind]
 
 

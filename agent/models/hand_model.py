@@ -65,8 +65,9 @@ def reply_from_form(stop_reason: str, blocks: list[dict[str, Any]], tool_names: 
             if isinstance(block.get("signature"), str):
                 thinking["signature"] = block["signature"]
             content.append(signing.signed(thinking))
-        elif kind == "tool_use":
-            content.append(_tool_use(position, block, tool_names, check_inputs, fresh))
+        elif kind == "tool_use":  # named as the Be the model form numbers its calls, beside the block's place
+            calls = sum(1 for b in content if b["type"] == "tool_use") + 1
+            content.append(_tool_use(f"block {position} (Tool {calls})", block, tool_names, check_inputs, fresh))
         else:
             raise HandReplyError(f"block {position}: a reply's blocks here are {', '.join(FORM_BLOCK_TYPES)}, "
                                  f"not {kind!r}")
@@ -83,20 +84,20 @@ def _fresh_ids(number: int, taken: Collection[Any]) -> Iterator[str]:
         number += 1
 
 
-def _tool_use(position: int, block: dict[str, Any], tool_names: list[str], check_inputs: bool,
+def _tool_use(where: str, block: dict[str, Any], tool_names: list[str], check_inputs: bool,
               fresh: Iterator[str]) -> dict[str, Any]:
     name, tool_input = block.get("name"), block.get("input", {})
     if not isinstance(name, str) or not name:
-        raise HandReplyError(f"block {position}: a tool_use block needs a tool name")
+        raise HandReplyError(f"{where}: a tool_use block needs a tool name")
     if not isinstance(tool_input, dict):
-        raise HandReplyError(f"block {position}: a tool's input is a JSON object, like {{\"a\": 2}}")
+        raise HandReplyError(f"{where}: a tool's input is a JSON object, like {{\"a\": 2}}")
     if check_inputs:
         if name not in tool_names:
-            raise HandReplyError(f"block {position}: this agent has no tool {name!r} "
+            raise HandReplyError(f"{where}: this agent has no tool {name!r} "
                                  f"(its tools: {', '.join(tool_names) or 'none'})")
         problem = input_problem(TOOLS[name], tool_input)
         if problem:
-            raise HandReplyError(f"block {position}: {problem}")
+            raise HandReplyError(f"{where}: {problem}")
     block_id = block.get("id") if "id" in block else next(fresh)
     return {"type": "tool_use", "id": block_id, "name": name, "input": copy.deepcopy(tool_input)}
 

@@ -28,7 +28,8 @@ KEYS: list[tuple[str, str, str]] = [
     ("4", "4", "choice_3"),
 ]
 KEY_OF = {widget: shown for shown, _, widget in KEYS if widget != "look_back"}  # shown in a button's tooltip
-START_KEYS_CAPTION = "Keys: **S** Step · **1**–**4** pick an answer · **Z** Undo (while no text box has the focus)"
+START_KEYS_CAPTION = ("Keys: **S** Step · **E** Run to end · **R** Reset · **1**–**4** pick an answer · **Z** Undo · "
+                      "**Y** Redo (while no text box has the focus)")
 
 KEYS_CAPTION = ("Keys: **S** Step · **E** Run to end · **R** Reset · **Z** Undo · **Y** Redo · **←** **→** one turn "
                 "back or forward · "

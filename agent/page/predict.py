@@ -56,7 +56,7 @@ def right_move(reply: dict[str, Any], turn: int, max_turns: int) -> Move:
 def move_words(move: Move, reply: dict[str, Any]) -> str:
     """A choice as the learner reads it."""
     calls = calls_in(reply)
-    n = f"{calls} calls" if calls > 1 else "call"
+    n = f"{calls} calls" if calls > 1 else "call" if calls else "calls it holds (none)"  # never a call it lacks
     return {Move.ANSWER: "Return the text as the answer",
             Move.RUN_AND_ASK: f"Run the {n}, append one message of results, and ask the model again",
             Move.STOP: "Stop and say why, running nothing",

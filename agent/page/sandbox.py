@@ -150,6 +150,11 @@ class Sandbox(History, ChangeThePast, Predicting):
         return settings_of(self.run) != self.settings.of_run() or self.run_model != self.model
 
     @property
+    def task_box_shown(self) -> bool:
+        """Whether the layout shows a Task box: All controls always, Start here for the toy only."""
+        return self.layout == Layout.ALL or self.run_model == ModelKind.TOY
+
+    @property
     def untouched(self) -> bool:
         """Nothing has happened to the tree yet: one branch, no turn, no attempt."""
         assert self.tree is not None
@@ -209,6 +214,8 @@ class Sandbox(History, ChangeThePast, Predicting):
         return Notice.info(f"{why} started a new run: {lost} went with the old one. Undo brings it back.")
 
     def reset(self) -> Notice | None:
+        if self.untouched and not self.settings_changed:  # a run with no turn: a new one would be the same
+            return Notice.info("There is nothing to reset: no turn has gone through yet.")
         return self._undoable(lambda: self._dropping("Reset"))
 
     def pick_model(self, kind: str) -> Notice | None:
@@ -306,13 +313,16 @@ class Sandbox(History, ChangeThePast, Predicting):
         if self.run.done and self.settings_changed:
             lost = self.work_words()
             self._start_run()  # a finished run has nothing to carry on: a new task (or settings) is a new run
-            said = Notice.info("The run had finished, so this Step started a new run with the settings as they "
-                               f"are now ({lost} went with the old one: Undo brings it back).")
+            pressed = "Run to end" if to_the_end else "Step"
+            said = Notice.info(f"The run had finished, so this {pressed} started a new run with the settings as "
+                               f"they are now ({lost} went with the old one: Undo brings it back).")
         if (empty := self.empty_task()) is not None:  # said with the new run it found empty, if it made one
             return Notice.warning(f"{said.text} {empty.text}") if said else empty
         if self.run.done:
+            new_task = "a new task typed above starts with the next Step" if self.task_box_shown else \
+                "a task of your own is typed in the Task box under All controls"
             return Notice.info(f"The loop has finished ({self.run.result}). There is nothing left to step: "
-                               "Reset starts it again, and a new task typed above starts with the next Step.")
+                               f"Reset starts it again, and {new_task}.")
         model = self.model_for_run(real)
         if model is None:
             return Notice.warning("There is no model to ask.")

@@ -157,6 +157,10 @@ class History:
                          "the run afresh. Share the file itself (Every branch, JSON) to share the tree.")
         if link.model == ModelKind.REAL:
             notes.append("A link never calls a real model: it brings back the settings, and the run starts afresh.")
+            if self.base_url.strip():  # a link that set it could send the key of whoever opens it elsewhere
+                notes.append(f"The Base URL ({self.base_url.strip()}) is left out: a link never says where a real "
+                             "model's requests go, so whoever opens it sends them to Anthropic's API unless they "
+                             "set a Base URL.")
         return notes
 
     def open_link(self, link: Link) -> list[str]:

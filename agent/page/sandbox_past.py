@@ -171,5 +171,6 @@ class ChangeThePast:
             self.from_file = True
             said = f"Loaded {plural(len(tree.branches), 'branch')} from the file. A Step goes on with the " \
                    f"script “{self.picked_script.title}”."
-            return Notice.info(said + (f" {lost} went with the old run: Undo brings it back." if lost else ""))
+            return Notice.info(said + (f" {lost[:1].upper()}{lost[1:]} went with the old run: Undo brings it "
+                                       "back." if lost else ""))
         return self._undoable(act)

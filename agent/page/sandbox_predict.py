@@ -89,6 +89,8 @@ class Predicting:
 
     def set_layout(self, layout: str) -> None:
         """Start here or All controls (a preference, not part of the work: no Undo)."""
+        if Layout(layout) != self.layout:
+            self.notice = None  # it was said on the other layout, of controls this one may not show
         self.layout = Layout(layout)
 
     def start_here(self) -> None:

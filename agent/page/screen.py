@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from agent.loop import RunState, TurnRecord, console_lines
 from agent.models.toy import TOY_MODEL_NAME
@@ -107,6 +108,14 @@ class Screen:
     """The scenario after it (or the path's first, off the path); None at the path's end."""
 
 
+def priced_model_of(box: Sandbox, name: str) -> str:
+    """The model whose prices the usage lines use: a real run's sent to Anthropic's API only (a Base URL elsewhere,
+    such as the free local stand-in, charges what its owner says, not Anthropic's price)."""
+    host = urlsplit(box.base_url.strip()).hostname or ""
+    anthropic = not box.base_url.strip() or host == "anthropic.com" or host.endswith(".anthropic.com")
+    return name if box.run_model == ModelKind.REAL and anthropic else ""
+
+
 def model_name_of(box: Sandbox) -> str:
     return {ModelKind.REAL: box.real_model_name or DEFAULT_MODEL, ModelKind.TOY: TOY_MODEL_NAME}.get(
         box.run_model, "fake")
@@ -155,7 +164,7 @@ def screen_of(box: Sandbox) -> Screen:
                     f"{run.turn}.") if turn < run.turn and asking is None else None
     record = view.record_of_turn(run, turn)
     shown = view.snapshot(run, turn)
-    priced = name if box.run_model == ModelKind.REAL else ""
+    priced = priced_model_of(box, name)
     assert box.tree is not None
     marks = box.tree.branch.marks
     console = console_lines(shown, returned=False, notes=console_notes(box.tree.branch) if marks else None,

@@ -35,8 +35,9 @@ def terms_in(reply: dict[str, Any]) -> set[str]:
     return found
 
 
-def first_terms(run: RunState, record: TurnRecord) -> list[str]:
-    """One line for each term `record`'s reply brings that no earlier reply of the run brought."""
+def first_terms(run: RunState, record: TurnRecord, asking: bool = False) -> list[str]:
+    """One line for each term `record`'s reply brings that no earlier reply of the run brought; while `asking`
+    what the loop does with it, none that says what the loop does (the answer comes after the question)."""
     if record.reply is None:
         return []
     seen: set[str] = set()
@@ -45,7 +46,7 @@ def first_terms(run: RunState, record: TurnRecord) -> list[str]:
             break
         if earlier.reply is not None:
             seen |= terms_in(earlier.reply)
-    new = terms_in(record.reply) - seen
+    new = terms_in(record.reply) - seen - ({"other_stop"} if asking else set())
     empty = any(isinstance(b, dict) and b.get("type") == "thinking" and not str(b.get("thinking") or "").strip()
                 for b in record.reply.get("content") or [])
     said = {**TERMS, "thinking": TERMS["thinking"] + EMPTY_THINKING} if empty else TERMS
