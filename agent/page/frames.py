@@ -236,12 +236,12 @@ def frames_of(box: Sandbox) -> Frames:
     copy.settings.task, copy.settings.system = run.task, run.system
     copy.settings.tools, copy.settings.max_turns = list(run.tool_names), run.max_turns
     copy.settings.max_tokens, copy.settings.threads = run.max_tokens, run.threads
-    copy._start_run()
+    copy.start_afresh()
     frames = [_frame(screen_of(copy))]
     while not copy.run.done:
         if len(frames) > FRAMES_LIMIT:
             raise NotPlayable(f"The run goes on past {FRAMES_LIMIT} Steps: lower its turn limit to play it here.")
-        copy._step(None, False)
+        copy.step()
         frames.append(_frame(screen_of(copy)))
     script = box.picked_script
     place = box.scenario

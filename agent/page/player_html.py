@@ -90,7 +90,7 @@ def sandbox_for(script: str | Path | Script = "add_then_answer", task: str | Non
         box.settings.max_turns = max_turns
     if box.model == ModelKind.TOY:
         box.settings.tools = list(TOOLS)
-    box._start_run()
+    box.start_afresh()
     box.predicting = predict
     return box
 
@@ -108,7 +108,7 @@ def frames_to_export(box: Sandbox) -> tuple[Frames, str | None]:
     replay = sandbox_for(script, run.task, box.predicting, run.max_turns)
     replay.settings.tools, replay.settings.system = list(run.tool_names), run.system
     replay.settings.max_tokens = run.max_tokens
-    replay._start_run()
+    replay.start_afresh()
     replay.predicting = box.predicting
     marks = box.tree.branch.marks.values() if box.tree is not None else []
     caveat = ("Its tools run again as the page exported it: a tool result edited or broken on purpose shows as the "

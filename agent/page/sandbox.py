@@ -205,6 +205,10 @@ class Sandbox(History, ChangeThePast, Predicting):
         self.log = []
         self.from_file = False
 
+    def start_afresh(self) -> None:
+        """A new run with the settings the controls hold, nothing kept for Undo: a page's first run, or a copy's."""
+        self._start_run()
+
     def _dropping(self, why: str) -> Notice | None:
         """Start a new run for `why`; what the old one held, said with how to get it back."""
         lost = self.work_words()
