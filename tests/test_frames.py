@@ -148,6 +148,7 @@ def test_a_run_with_a_fork_exports_as_it_happened():
     assert caveat is None and frames.title.endswith("the run as it happened")
     assert frames.frames[-1].outcome["headline"] == box.run.result
     assert frames.messages == box.run.messages
+    assert frames.lines[1].startswith("[1] assistant: ")
 
 
 def test_a_run_with_an_edited_result_says_its_tools_run_again():

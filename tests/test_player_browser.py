@@ -88,6 +88,8 @@ def test_play_runs_on_by_itself_until_paused(chromium, tmp_path):  # noqa: F811
     assert page.locator(".lsp-card h4").inner_text() == stopped_at, "it went on after Pause"
     page.keyboard.press("e")
     expect(page.get_by_text("stopped: no answer after 6 turns").first).to_be_visible()
+    expect(page.get_by_text("messages[1]–[6], one line each")).to_be_visible()  # the latest turns as cards
+    assert page.locator(".lsp-messages .ls-msg").count() == 1 + 6
     page.keyboard.press("r")
     expect(page.get_by_role("heading", name="Before the first turn")).to_be_visible()
     assert errors == [] and requests == [run.as_uri()]

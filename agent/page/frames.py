@@ -27,6 +27,7 @@ from agent.page.predict import Verdict, questions_for
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen, deciding_line, screen_of
 from agent.page.terms import TERMS, first_terms
+from agent.summary import message_line
 
 GRAPH_TURNS = 5
 """The run graph draws the latest turns and folds earlier ones into one node, as the page's Run view does."""
@@ -122,6 +123,9 @@ class Frames:
     """The run's messages as sent (plain dicts in the API's shape): each frame holds a prefix of them."""
     cards: list[str]
     """Each message as a card (escaped HTML)."""
+    lines: list[str]
+    """Each message in one line: the messages before the latest turns are listed so, as the page's Messages view
+    lists them."""
     frames: list[Frame]
     predict: bool = False
     """Whether the player asks before each turn is shown, from the start."""
@@ -250,6 +254,7 @@ def frames_of(box: Sandbox) -> Frames:
                   about=script.about if box.run_model == ModelKind.SCRIPT else "",
                   model=box.run_model.value, model_words=MODEL_WORDS[box.run_model], task=run.task,
                   max_turns=run.max_turns, messages=copy.run.messages,
-                  cards=[message_html(m, i) for i, m in enumerate(copy.run.messages)], frames=frames,
+                  cards=[message_html(m, i) for i, m in enumerate(copy.run.messages)],
+                  lines=[f"[{i}] {message_line(m)}" for i, m in enumerate(copy.run.messages)], frames=frames,
                   predict=box.predicting, scenario=scenario,
                   watch=PATH[place].watch if place is not None else "")

@@ -3,6 +3,7 @@
 // build step; the run graph is laid out by Graphviz compiled to WebAssembly (viz-global.js, the global `Viz`).
 
 const PLAY_EVERY_MS = 1000;
+const CARD_MESSAGES = 6; // the Messages list draws about the latest three turns as cards, older ones a line each
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -368,8 +369,18 @@ class Player {
     const [start, stop] = frame.new;
     this.messagesCaption.textContent = turn === 0 ? "Before the first turn, messages holds one message: the task." :
       `${frame.messages} messages after turn ${turn}; the ones turn ${turn} added are marked.`;
-    const cards = [];
-    for (let i = 0; i < frame.messages; i++) cards.push(this.marked(this.cardNode(i), i >= start && i < stop ? "new" : ""));
+    // The task and the latest messages as cards; those between, a line each (a long run's list stays quick).
+    const cut = Math.max(1, Math.min(start || frame.messages, frame.messages - CARD_MESSAGES));
+    const cards = [this.marked(this.cardNode(0), start === 0 && stop > 0 ? "new" : "")];
+    if (cut > 1) {
+      this.olderList ||= el("pre", { class: "lsp-console" });
+      this.olderList.textContent = this.data.lines.slice(1, cut).join("\n");
+      this.olderSummary ||= el("summary");
+      this.olderSummary.textContent = `messages[1]–[${cut - 1}], one line each`;
+      this.older ||= el("details", {}, this.olderSummary, this.olderList);
+      cards.push(this.older);
+    }
+    for (let i = cut; i < frame.messages; i++) cards.push(this.marked(this.cardNode(i), i >= start && i < stop ? "new" : ""));
     this.messagesBox.replaceChildren(...cards);
   }
 
