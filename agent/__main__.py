@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import NoReturn
 
 from agent.api.requests import API_VERSIONS, LATEST_VERSION, MODES, check_body
-from agent.loop import RunState, TurnRecord, console_lines, run_to_end
+from agent.loop import RunState, TurnRecord, run_to_end
 from agent.models.fake import FakeModel
 from agent.scripts import ScriptError, builtin_names, load_script
-from agent.summary import printable
+from agent.summary import console_lines, printable
 from agent.tools import TOOLS
 from agent.untrusted import UntrustedInputError, load_json_file, parse_json, read_limited
 

@@ -18,10 +18,11 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from page_support import ROOT, console, full_page, run, run_graph_dot, status, texts
 from streamlit.testing.v1 import AppTest
 
-from agent.loop import RunState, console_lines, step
+from agent.loop import RunState, step
 from agent.models.fake import FakeModel
 from agent.real import record_script
 from agent.scripts import ScriptError, builtin_names, parse_script_text
+from agent.summary import console_lines
 
 SCRIPTS = builtin_names()
 TASKS = ["What is 2 + 3?", "What is 10 - 3 + 2?", "How many words are in notes.txt?", "Shout hello",

@@ -15,7 +15,7 @@ from collections import Counter
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from agent.loop import RunState, console_lines, step
+from agent.loop import RunState, step
 from agent.models.fake import FakeModel
 from agent.page import real_model, view
 from agent.page.names import Layout
@@ -24,6 +24,7 @@ from agent.page.sandbox import VIEWS, ModelKind, Sandbox
 from agent.page.screen import screen_of
 from agent.real import StandInServer, record_script
 from agent.scripts import ScriptError, builtin_names, load_script
+from agent.summary import console_lines
 
 SCRIPTS = builtin_names()
 KEY = "sk-ant-machine-0123456789-never-on-screen"  # the real model's key: it must never reach the screen

@@ -10,13 +10,14 @@ import pytest
 
 from agent.api.error_types import error_words
 from agent.api.requests import RequestRejected
-from agent.loop import RunState, console_lines, run_to_end, step
+from agent.loop import RunState, run_to_end, step
 from agent.models.fake import FakeModel
 from agent.real.anthropic_model import DEFAULT_MODEL, AnthropicModel, ModelCallError
 from agent.real.pricing import PRICES_READ_ON, PRICES_SOURCE, cost_estimate, price_for, run_usage, total_input
 from agent.real.record import save_recording
 from agent.real.server import running_server
 from agent.scripts import load_script, parse_script
+from agent.summary import console_lines
 from helpers import reply, text, thinking, tool_use
 
 ANSWER = reply("end_turn", text("2 + 3 is 5."), usage={"input_tokens": 1200, "output_tokens": 30,

@@ -5,13 +5,14 @@ import json
 import pytest
 
 from agent.branches import MAIN, BranchError, RunTree, prefix
-from agent.loop import RunState, console_lines, run_to_end, step
+from agent.loop import RunState, run_to_end, step
 from agent.models.fake import FakeModel
 from agent.models.faults import Fault
 from agent.models.hand_model import HandModel, tool_use_ids
 from agent.page.branches_view import console_notes
 from agent.real import record_script
 from agent.scripts import Script, load_script, parse_script
+from agent.summary import console_lines
 from helpers import fake_run, reply, text, thinking, tool_use
 
 

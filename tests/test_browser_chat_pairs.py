@@ -14,10 +14,11 @@ from browser_support import open_page
 from test_browser import ARTIFACTS, chromium, no_exception_box, nothing_cut_off, sandbox, shot, wait_for_idle
 from test_browser_change import choose, click, shows
 
-from agent.loop import RunState, console_lines, run_to_end
+from agent.loop import RunState, run_to_end
 from agent.models.fake import FakeModel
 from agent.openai_format import side_by_side, translate_message
 from agent.scripts import load_script
+from agent.summary import console_lines
 
 FIXTURES = (chromium, sandbox)  # test_browser.py's fixtures: pytest finds them by these names here
 

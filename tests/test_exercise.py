@@ -25,9 +25,9 @@ from agent.exercise import (
     reference_run,
     starter_source,
 )
-from agent.loop import console_lines
 from agent.models.fake import FakeModel
 from agent.scripts import load_script
+from agent.summary import console_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 CORRECT_LOOP = (ROOT / "examples" / "correct_loop.py").read_text()

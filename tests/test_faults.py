@@ -3,10 +3,11 @@
 import pytest
 
 from agent.branches import RunTree
-from agent.loop import console_lines, run_to_end, step
+from agent.loop import run_to_end, step
 from agent.models.faults import FAULTS, Fault, cut_input, cut_off, step_with_fault
 from agent.real import AnthropicModel, running_server
 from agent.scripts import load_script
+from agent.summary import console_lines
 from helpers import fake_run, reply, text, tool_use
 
 CALL = reply("tool_use", text("Let me add."), tool_use("toolu_01"), tool_use("toolu_02", "word_count", {"text": "a b"}))

@@ -3,11 +3,12 @@
 import pytest
 
 from agent.api.signing import sign
-from agent.loop import RunState, console_lines, step
+from agent.loop import RunState, step
 from agent.models.fake import FakeModel
 from agent.models.hand_model import HandModel, HandReplyError, reply_from_form
 from agent.real import save_recording
 from agent.scripts import load_script
+from agent.summary import console_lines
 
 TOOLS = ["add", "word_count", "list_files"]
 

@@ -6,10 +6,11 @@ import anthropic
 import httpx2
 import pytest
 
-from agent.loop import RunState, console_lines, run_to_end
+from agent.loop import RunState, run_to_end
 from agent.real import AnthropicModel
 from agent.real.testing import FakeModelTransport, script_of, serve_script
 from agent.scripts import load_script
+from agent.summary import console_lines
 from helpers import peer
 
 

@@ -11,11 +11,12 @@ import time
 
 import anthropic  # imported before the clients start, so the figures time requests, not the first import
 
-from agent.loop import RunState, console_lines, run_to_end, step
+from agent.loop import RunState, run_to_end, step
 from agent.models.fake import FakeModel
 from agent.real.anthropic_model import AnthropicModel
 from agent.real.server import estimate_tokens, running_server
 from agent.scripts import parse_script
+from agent.summary import console_lines
 from agent.tools import tool_schemas
 from helpers import reply, text, tool_use
 

@@ -8,7 +8,8 @@ import httpx2
 import pytest
 
 from agent.api.error_types import error_words
-from agent.loop import RunState, TurnPath, console_lines, reopen, run_agent, run_to_end, step
+from agent.loop import RunState, TurnPath, reopen, run_agent, run_to_end, step
+from agent.summary import console_lines
 from agent.tools import TOOLS, tool_schemas
 from helpers import fake_run, reply, text, thinking, tool_use
 

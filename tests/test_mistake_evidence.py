@@ -17,9 +17,10 @@ from agent.exercise.mistakes import (
     output_lines,
     output_mistake,
 )
-from agent.loop import RunState, console_lines, run_to_end
+from agent.loop import RunState, run_to_end
 from agent.models.fake import FakeModel
 from agent.scripts import load_script
+from agent.summary import console_lines
 
 TASK = {"role": "user", "content": "What is 2 + 3?"}
 CALL = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "add",

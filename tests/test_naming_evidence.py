@@ -10,9 +10,10 @@ from agent.exercise.mistake_words import MISTAKES
 from agent.exercise.mistakes import bad_request_mistake, history_mistake, output_mistake
 from agent.exercise.runner import Limits
 from agent.exercise.verdict import VERDICTS, judge
-from agent.loop import RunState, console_lines, run_to_end
+from agent.loop import RunState, run_to_end
 from agent.models.fake import FakeModel
 from agent.scripts import load_script
+from agent.summary import console_lines
 
 TASK = {"role": "user", "content": "Add 3 and 4, and uppercase the word hello."}
 CALLS = {"role": "assistant", "content": [

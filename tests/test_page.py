@@ -308,9 +308,9 @@ def test_the_export_tab_offers_messages_run_and_graph(at):
 
 
 def test_the_exported_script_replays_the_run(at, tmp_path):
-    from agent.loop import console_lines
     from agent.real.record import script_json
     from agent.scripts import load_script
+    from agent.summary import console_lines
 
     click(at, "Run to end")
     path = tmp_path / "recorded.json"

@@ -16,12 +16,13 @@ from page_support import (
 )
 from streamlit.testing.v1 import AppTest
 
-from agent.loop import RunState, console_lines, step
+from agent.loop import RunState, step
 from agent.models.fake import FakeModel
 from agent.page import view
 from agent.page.branches_view import console_notes
 from agent.real import script_json
 from agent.scripts import parse_script_text
+from agent.summary import console_lines
 
 
 @pytest.fixture

@@ -309,8 +309,8 @@ def test_a_real_run_is_priced_only_when_its_requests_go_to_anthropic(base_url, p
 
 
 def test_a_console_line_the_loop_never_printed_is_said_to_be_the_page_s():
-    from agent.loop import console_lines
     from agent.page.screen import screen_of
+    from agent.summary import console_lines
 
     box = Sandbox(BUILTIN)
     box.pick_script("add_then_answer")

@@ -5,12 +5,13 @@ The server's `on_answer` hears each body as it arrived, so these tests assert wh
 
 import re
 
-from agent.loop import RunState, console_lines, run_to_end, step
+from agent.loop import RunState, run_to_end, step
 from agent.models.fake import FakeModel
 from agent.page import view
 from agent.real import AnthropicModel, running_server
 from agent.real.threads import ThreadStore
 from agent.scripts import load_script
+from agent.summary import console_lines
 
 SCRIPT = load_script("three_tool_chain")  # four turns: a thread is created, then continued three times
 

@@ -7,12 +7,13 @@ import sys
 
 import pytest
 
-from agent.loop import RunState, console_lines, run_to_end, step
+from agent.loop import RunState, run_to_end, step
 from agent.models.fake import FakeModel
 from agent.real.anthropic_model import AnthropicModel
 from agent.real.record import record_script, save_recording, script_json
 from agent.real.server import running_server
 from agent.scripts import ScriptError, builtin_names, load_script, parse_script, parse_script_text
+from agent.summary import console_lines
 from helpers import reply, text, tool_use
 
 ANSWER = reply("end_turn", text("2 + 3 is 5."), usage={"input_tokens": 50, "output_tokens": 8})

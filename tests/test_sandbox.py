@@ -10,11 +10,11 @@ import json
 
 import pytest
 
-from agent.loop import console_lines
 from agent.page import view
 from agent.page.branches_view import branch_caption
 from agent.page.sandbox import ModelKind, Sandbox
 from agent.page.screen import screen_of
+from agent.summary import console_lines
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def box() -> Sandbox:
 
 def screen(box: Sandbox) -> tuple:
     """What the page shows of the run: the branch, the status line, the console, the turn and the settings."""
-    from agent.loop import console_lines
+    from agent.summary import console_lines
 
     return (box.branch_name, list(box.tree.branches), view.run_summary(box.run), console_lines(box.run),
             box.turn_shown, box.settings.of_run(), box.model.value, box.script)

@@ -9,12 +9,13 @@ import pytest
 
 from agent.__main__ import main
 from agent.api.requests import RequestRejected
-from agent.loop import RunState, console_lines, run_to_end, step
+from agent.loop import RunState, run_to_end, step
 from agent.models.fake import FakeModel
 from agent.page import view
 from agent.real import running_server
 from agent.real.threads import ThreadStore
 from agent.scripts import load_script
+from agent.summary import console_lines
 from helpers import fake_run, reply, text, thinking, tool_use
 
 USER = {"role": "user", "content": "What is 2 + 3?"}

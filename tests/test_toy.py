@@ -11,11 +11,12 @@ from hypothesis import strategies as st
 from toy_rules import add_gives_exactly, assert_keeps_the_toys_rules
 
 from agent.api.requests import RequestChecker, RequestRejected
-from agent.loop import RunState, console_lines, run_to_end, step
+from agent.loop import RunState, run_to_end, step
 from agent.models.fake import FakeModel
 from agent.models.toy import CAN_DO, EXAMPLE_TASKS, TOY_MODEL_NAME, ToyModel
 from agent.real import record_script
 from agent.scripts import load_script
+from agent.summary import console_lines
 from agent.tools import NOTES, TOOLS, tool_schemas
 
 

@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 from toy_rules import assert_keeps_the_toys_rules, declines, ran
 
 from agent.__main__ import main
-from agent.loop import RunState, console_lines, run_to_end
+from agent.loop import RunState, run_to_end
 from agent.models.fake import FakeModel
 from agent.models.toy import CAN_DO, ToyModel
 from agent.real import record_script
+from agent.summary import console_lines
 from agent.tools import NOTES, tool_schemas
 
 LESSON_QUESTION = "Which of notes.txt and todo.txt mentions Omid?"

@@ -4,9 +4,10 @@ it for every change to agent/exercise/verdict.py (tests/test_exercise_judge.py j
 from agent.exercise.judge import Observation
 from agent.exercise.runner import Limits
 from agent.exercise.verdict import judge
-from agent.loop import RunState, console_lines, run_to_end
+from agent.loop import RunState, run_to_end
 from agent.models.fake import FakeModel
 from agent.scripts import load_script
+from agent.summary import console_lines
 
 TASK = {"role": "user", "content": "What is 2 + 3?"}
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent import summary
 from agent.branches import RunTree
-from agent.loop import RunState, console_lines, run_to_end, step
+from agent.loop import RunState, run_to_end, step
 from agent.models.fake import FakeModel
 from agent.models.toy import ToyModel
 from agent.page import real_model, safe_text, view
@@ -18,6 +18,7 @@ from agent.page.html_cards import highlight, message_html, messages_html, source
 from agent.page.lesson_loop import RAISED, RAISED_ELSE, find_parts, lesson_source, loop_caption, shown_record
 from agent.page.names import OutcomeKind
 from agent.scripts import builtin_names, load_script
+from agent.summary import console_lines
 from helpers import fake_run, reply, text, thinking, tool_use
 
 ROOT = Path(__file__).resolve().parent.parent

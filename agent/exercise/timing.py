@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from agent.exercise.judge import Observation
 from agent.exercise.mistakes import output_lines
 from agent.exercise.runner import Limits
-from agent.loop import RunState, console_lines
+from agent.loop import RunState
 from agent.scripts import Script
+from agent.summary import console_lines
 
 BUSY_SHARE = 0.25  # of the time since its last request: a loop that only waits uses next to no CPU at all
 PACE_SLACK = 0.5  # seconds a request may come late on its pace: start-up, a busy machine

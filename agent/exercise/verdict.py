@@ -26,8 +26,9 @@ from agent.exercise.mistakes import (
 )
 from agent.exercise.runner import PRINTED_BYTES, Limits
 from agent.exercise.timing import timed_out
-from agent.loop import RunState, console_lines
+from agent.loop import RunState
 from agent.scripts import Script
+from agent.summary import console_lines
 
 VERDICTS = ("pass", "output", "bad_request", "too_many_requests", "exception", "time_limit", "too_slow", "memory_limit",
             "crash", "not_run")

@@ -27,7 +27,7 @@ SHARED_FILL = "#f1f3f5"
 
 
 def console_notes(branch: Branch) -> dict[int, str]:
-    """Words beside the console lines of each marked record (`agent.loop.console_lines`' notes)."""
+    """Words beside the console lines of each marked record (`agent.summary.console_lines`' notes)."""
     return {index: f"{MARK_SIGNS[mark.kind]}: {mark.words}" if mark.kind != "hand" else MARK_SIGNS["hand"]
             for index, mark in branch.marks.items()}
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from agent.loop import RunState, TurnRecord, console_lines
+from agent.loop import RunState, TurnRecord
 from agent.models.toy import TOY_MODEL_NAME
 from agent.page import view
 from agent.page.branches_view import console_notes
@@ -21,6 +21,7 @@ from agent.page.names import Layout, ModelKind
 from agent.page.predict import Ask, Question, Verdict
 from agent.page.sandbox import Sandbox
 from agent.real import DEFAULT_MODEL
+from agent.summary import console_lines
 
 SETTINGS_CHANGED_MID_RUN = ("The settings changed since this run started. Reset starts a run with them; Step "
                             "carries on with the old ones.")

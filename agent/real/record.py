@@ -16,9 +16,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent.loop import RunState, TurnPath, TurnRecord, console_lines, step
+from agent.loop import RunState, TurnPath, TurnRecord, step
 from agent.models.fake import FakeModel
 from agent.scripts import Script, ScriptError, is_error_status, parse_script, save_script
+from agent.summary import console_lines
 
 # error_words' words for a failure that had a status: "529 overloaded_error: Overloaded".
 _STATUS_ERROR = re.compile(r"^(\d{3}) ([A-Za-z_]+): (.*)$", re.DOTALL)
