@@ -352,7 +352,7 @@ class Player {
                     withCode(q.verdicts[pick])));
       if (!asking && q.line) {
         box.append(el("p", { class: "lsp-caption" }, `run_agent ${q.did} at `, el("code", { text: q.line }),
-                      " (lit in the loop beside)."));
+                      " (lit under The loop)."));
       }
     });
     if (!asking) return;
