@@ -101,3 +101,17 @@ def lit_lines(code: str) -> list[str]:
     """The text of the lit lines of the lesson's loop, tags stripped."""
     rows = code.split('<div class="ls-line')[1:]
     return [re.sub(r"<[^>]+>", "", row) for row in rows if row.startswith(" ls-lit")]
+
+
+def played(at: AppTest, steps: int = 1, until_done: bool = False) -> AppTest:
+    """What the player hands the server on Start here (tests/test_browser_start_here.py clicks it in Chromium):
+    Steps in the browser, each question answered right, taken up through the Sandbox's `take_played`; then the
+    page's next run."""
+    box = at.session_state["sandbox"]
+    for _ in range(100 if until_done else steps):
+        if box.run.done:
+            break
+        assert box.take_played("s") is None
+        while (question := box.open_question()) is not None:
+            assert box.take_played(f"p{question.right}") is None
+    return run(at)

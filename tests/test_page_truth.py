@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from page_support import ROOT, click, full_page, pick_script, run, unescaped
+from page_support import ROOT, click, full_page, pick_script, played, run, unescaped
 from streamlit.testing.v1 import AppTest
 
 from agent.page import view
@@ -175,23 +175,24 @@ def test_copy_link_of_a_real_run_with_a_base_url_says_the_base_url_is_left_out()
 
 
 def test_start_here_has_redo_and_copy_link_and_every_key_it_lists_has_its_button(monkeypatch):
-    from agent.page.keys import KEYS, START_KEYS_CAPTION
+    from agent.page.keys import KEYS
+    from views.start_here import PLAYER_KEYS_CAPTION
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
-    assert at.session_state["sandbox"].layout == Layout.START
-    at = click(at, "Step")
-    while choices := [b for b in at.button if b.key and b.key.startswith("choice_")]:
-        at = run(choices[at.session_state["sandbox"].open_question().right].click())
-    turn = at.session_state["sandbox"].run.turn
+    box = at.session_state["sandbox"]
+    assert box.layout == Layout.START
+    at = played(at)  # what the player hands over: a Step and the right answers
+    turn = box.run.turn
+    assert turn == 1
     at = run(at.button(key="undo").click())
-    assert at.session_state["sandbox"].run.turn < turn or at.session_state["sandbox"].open_question() is not None
+    assert box.run.turn < turn or box.open_question() is not None
     at = run(at.button(key="redo").click())
-    assert at.session_state["sandbox"].run.turn == turn
+    assert box.run.turn == turn and box.open_question() is None
     keys = {b.key for b in at.button}
-    listed = {widget for shown, _, widget in KEYS if f"**{shown}**" in START_KEYS_CAPTION}
-    listed = {w for w in listed if not w.startswith("choice_")}  # the choices show while a question is open
-    assert "redo" in listed and listed <= keys, listed - keys
+    player_keys = {"S", "E", "R", "Space", "←", "→", "1", "4"}  # the player's own (tests/test_browser_start_here.py)
+    listed = {widget for shown, _, widget in KEYS if f"**{shown}**" in PLAYER_KEYS_CAPTION and shown not in player_keys}
+    assert listed == {"undo", "redo"} and listed <= keys, listed - keys
     at = run(at.button(key="copy_link").click())
     assert any("controls=start" in c.value for c in at.code)  # the dialog's link opens Start here again
 
@@ -200,25 +201,19 @@ def test_start_here_has_redo_and_copy_link_and_every_key_it_lists_has_its_button
 
 
 @pytest.mark.parametrize("script", ["cut_off_reply", "refusal", "unknown_stop_reason"])
-def test_the_turn_card_keeps_what_the_loop_does_until_the_question_is_answered(monkeypatch, script):
-    from agent.page.links import Link, to_query
+def test_the_turn_card_keeps_what_the_loop_does_until_the_question_is_answered(script):
+    from agent.page.frames import frames_of
     from agent.page.terms import TERMS
 
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    at = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30)
-    for name, value in to_query(Link(script=script, layout=Layout.START)).items():
-        at.query_params[name] = value
-    at = run(at)
     gives_away = TERMS["other_stop"]
-    for _ in range(6):
-        box = at.session_state["sandbox"]
-        if box.run.done:
-            break
-        at = click(at, "Step")
-        while (question := at.session_state["sandbox"].open_question()) is not None:
-            assert gives_away not in texts(at.caption), (script, question.prompt)
-            at = run(at.button(key=f"choice_{question.right}").click())
-    assert at.session_state["sandbox"].run.done and gives_away in texts(at.caption)  # said once answered
+    # Start here: the player draws a frame's asking terms while the question is open, its card's terms after.
+    box = Sandbox(BUILTIN)
+    box.start_here()
+    box.pick_script(script)
+    frames = frames_of(box).frames
+    asked = [f for f in frames if f.questions]
+    assert asked and all(gives_away not in f.asking_terms for f in asked)
+    assert gives_away in frames[-1].card.terms  # said once answered
 
 
 # ---- point 23: a reply with no call is not offered "Run the call" ---------------------------------------------

@@ -6,7 +6,7 @@ that leaves a reply are played here, and at every turn the two must agree.
 """
 
 import pytest
-from page_support import ROOT, full_page, run, unescaped
+from page_support import ROOT, full_page, played, run, unescaped
 from streamlit.testing.v1 import AppTest
 
 from agent.loop import TurnPath
@@ -204,31 +204,27 @@ def test_a_first_visit_opens_start_here_and_a_newcomer_reaches_the_answer(monkey
     at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
     assert at.toggle(key="all_controls").value is False and at.toggle(key="predicting").value is True
     assert not [r for r in at.radio if r.key == "model_choice"]  # the Model switch is one switch away
-    for _ in range(6):
-        if at.session_state["sandbox"].run.done:
-            break
-        at = run(next(b for b in at.button if b.label == "Step").click())
-        while choices := [b for b in at.button if b.key and b.key.startswith("choice_")]:
-            question = at.session_state["sandbox"].open_question()
-            at = run(choices[question.right].click())
-    texts = " ".join(unescaped(s.value) for s in at.success)
-    assert "Answer: 2 + 3 is 5" in texts and "Right" in texts
-    assert any(b.label.startswith("Next scenario") for b in at.button)
+    assert not [b for b in at.button if b.label == "Step"]  # Step is the player's, in the browser
+    at = played(at, until_done=True)  # what the player hands over (Chromium: tests/test_browser_start_here.py)
+    box = at.session_state["sandbox"]
+    assert box.run.done and box.run.result == "2 + 3 is 5." and box.score == (3, 3)
     at = run(at.toggle(key="all_controls").set_value(True))
     assert [r for r in at.radio if r.key == "model_choice"]  # every control, the run kept
     assert at.session_state["sandbox"].run.done
+    texts = " ".join(unescaped(s.value) for s in at.success)
+    assert "**Answer:** 2 + 3 is 5." in texts
     at = run(at.toggle(key="all_controls").set_value(False))
-    assert any(b.label.startswith("Next scenario") for b in at.button)
+    assert at.session_state["sandbox"].run.done and at.session_state["sandbox"].layout == Layout.START
 
 
-def test_start_here_says_under_each_verdict_the_line_that_settled_it(monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
-    at = run(next(b for b in at.button if b.label == "Step").click())
-    while choices := [b for b in at.button if b.key and b.key.startswith("choice_")]:
-        at = run(choices[at.session_state["sandbox"].open_question().right].click())
+def test_start_here_says_under_each_verdict_the_line_that_settled_it():
+    from agent.page.frames import frames_of
+
+    box = Sandbox(BUILTIN)
+    box.start_here()
+    first = frames_of(box).frames[1]  # the player draws a verdict's line under it, from the frame's question
     _, parts = lesson_parts()
-    said = [unescaped(c.value).replace("`", "") for c in at.caption if c.value.startswith("run_agent ")]
+    said = [f"run_agent {q.did} at {q.line}".replace("`", "") for q in first.questions]
     assert [line.split(":")[0] for line in said] == [f"run_agent decided it at line {parts.if_other[0]}",
                                                      f"run_agent made the count at line {parts.append_results[0]}"]
 

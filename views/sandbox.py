@@ -27,7 +27,7 @@ from agent.real import DEFAULT_MODEL
 from agent.summary import clip
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
-from views import change_the_past, page_link, serving, start_here
+from views import change_the_past, page_link, player_view, serving, start_here
 from views.actions import act
 from views.run_tabs import GRAPH_TURNS, api_key, export_view, loop_view, messages_view, run_view
 from views.widget_state import begun_by_a_widget, mirror, remember_widgets
@@ -45,10 +45,18 @@ builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared b
 
 
 def sandbox() -> Sandbox:
-    """This session's Sandbox; the first visit makes it, from the link it came with."""
-    found = ss.get("sandbox")
-    if found is not None:
-        return found
+    """This session's Sandbox; the first visit makes it, from the link it came with. What the player did in the
+    browser since the server's last word is taken up first, so the page's next action acts on the run as seen."""
+    box = ss.get("sandbox")
+    if box is None:
+        box = first_visit()
+        if (played := st.query_params.get(player_view.PLAYED)) is not None:  # a reload, or a copied address
+            player_view.take_up_played(box, played)
+    player_view.take_up(box, (ss.get(player_view.KEY) or {}).get("played"))
+    return box
+
+
+def first_visit() -> Sandbox:
     box = ss.sandbox = Sandbox(builtin_scripts())
     came_back = serving.came_back_without_its_session()
     query = page_query()
@@ -71,7 +79,8 @@ def sandbox() -> Sandbox:
 
 
 def page_query() -> dict[str, str]:
-    return {k: v for k, v in st.query_params.to_dict().items() if k.lower() not in ("embed", "embed_options")}
+    return {k: v for k, v in st.query_params.to_dict().items()
+            if k.lower() not in ("embed", "embed_options", player_view.PLAYED)}
 
 
 def follow_history(box: Sandbox) -> None:

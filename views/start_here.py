@@ -18,12 +18,13 @@ from agent.page.html_cards import message_html, messages_html, source_html
 from agent.page.keys import KEY_OF, START_KEYS_CAPTION
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
+from agent.page.links import to_query
 from agent.page.names import Layout, ModelKind, NoticeKind, OutcomeKind, View
 from agent.page.safe_text import as_code, as_text
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
 from agent.page.terms import first_terms
-from views import page_link
+from views import page_link, player_view
 from views.widget_state import mirror
 
 ss = st.session_state
@@ -155,8 +156,33 @@ def _loop_and_graph(screen: Screen, shown: Any) -> None:
         st.graphviz_chart(run_graph(shown, GRAPH_TURNS, next_step=shown is screen.run).source)
 
 
+PLAYER_KEYS_CAPTION = ("Keys: **S** Step · **Space** play or pause · **E** Run to end · **R** Reset · **←** **→** one "
+                       "turn back or forward · **1**–**4** pick an answer · **Z** Undo · **Y** Redo (while no text "
+                       "box has the focus)")
+
+
+def player_page(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None:
+    """The beginner's page with a script's or the toy's run in the player: Step, look back, the question, the
+    card, the loop and the graph are drawn in the browser with no rerun; Undo, Redo and the link are the server's."""
+    scenario_line(box, screen, act)
+    with st.container(horizontal=True, vertical_alignment="center", key="undo_row"):
+        st.button("Undo", icon=":material/undo:", key="undo", type="tertiary", on_click=lambda: act(box.undo),
+                  help=f"Take back the last action (key {KEY_OF['undo']})")
+        st.button("Redo", icon=":material/redo:", key="redo", type="tertiary", on_click=lambda: act(box.redo),
+                  help=f"Take the undone action again (key {KEY_OF['redo']})")
+        page_link.copy_link_button(box)
+    if box.notice:
+        SAY_NOTICE[box.notice.kind](as_text(box.notice.text))
+    following = screen.next_scenario
+    player_view.draw(box, to_query(box.link()), box.scripts[following.script].title if following else None, act)
+    st.caption(PLAYER_KEYS_CAPTION)
+
+
 def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Callable[[bool], None]) -> None:
     """The beginner's page below the title."""
+    if player_view.usable(box):
+        player_page(box, screen, act)
+        return
     scenario_line(box, screen, act)
     with st.container(horizontal=True, vertical_alignment="center", key="step_row"):
         st.button("Step", type="primary", icon=":material/skip_next:", key="step", on_click=lambda: take_step(False),

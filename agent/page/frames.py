@@ -258,3 +258,14 @@ def frames_of(box: Sandbox) -> Frames:
                   lines=[f"[{i}] {message_line(m)}" for i, m in enumerate(copy.run.messages)], frames=frames,
                   predict=box.predicting, scenario=scenario,
                   watch=PATH[place].watch if place is not None else "")
+
+
+def start_of(box: Sandbox) -> dict[str, Any]:
+    """Where the Sandbox's run stands, in the frames' terms: the player on the page starts there."""
+    run = box.run
+    questions = box.questions()
+    return {"at": len(run.records),  # every Step adds one record: a turn, or an attempt at one that failed
+            "look": box.looked_at if box.looked_at is not None and box.looked_at < run.turn else None,
+            "asked": bool(questions),
+            "picks": [v.picked for v in box.verdicts()],
+            "score": list(box.score)}

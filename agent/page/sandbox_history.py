@@ -27,6 +27,8 @@ from agent.page.sandbox_values import (
 )
 from agent.page.view import settings_of
 
+MAX_PLAYED = 2_000  # actions taken up from the browser at once: more than any learner takes between two clicks
+
 
 class History:
     """The Sandbox's undo, redo and links."""
@@ -106,6 +108,29 @@ class History:
         self._back_to(self.redo_stack.pop())
         return None
 
+
+    # ------------------------------------------------------------ what the player did in the browser
+
+    def take_played(self, played: str) -> str | None:
+        """The actions the page's player took in the browser since the server's last word, taken here in order
+        through the same methods (each one undoable): `s` Step, `e` Run to end, `r` Reset, `p<n>` an answer,
+        `l<n>` a look back at turn n, `l` the latest. The first that cannot be taken, in words."""
+        words = [word for word in played.split(".") if word][:MAX_PLAYED]
+        for number, word in enumerate(words, 1):
+            kind, rest = word[:1], word[1:]
+            if kind == "s" and not rest:
+                self.step()
+            elif kind == "e" and not rest:
+                self.step(to_the_end=True)
+            elif kind == "r" and not rest:
+                self.reset()
+            elif kind == "p" and rest.isdigit():
+                self.predict(int(rest))
+            elif kind == "l" and (not rest or rest.isdigit()):
+                self.look_at(int(rest) if rest else self.run.turn)
+            else:
+                return f"the browser's action {number} of {len(words)} ({word[:20]!r}) is not one the page knows"
+        return None
 
     # ------------------------------------------------------------ links
 

@@ -36,31 +36,103 @@ function viz() {
 
 const players = [];
 let keysBound = false;
+const typing = (node) => node && (node.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(node.tagName) &&
+                                  node.type !== "range" && node.type !== "checkbox");
+const playerOf = (node) => players.find((p) => p.root.contains(node));
+// A player the page took away (another layout, a new run) no longer hears keys or holds clicks.
+const dropGone = () => players.filter((p) => !p.root.isConnected).forEach((gone) => gone.destroy());
+
+// On the Streamlit page, a click on one of the page's own controls (a switch, Undo, a key's button) waits while
+// the server takes up what the player did since its last word, then goes on: the server acts on the run as seen.
+let heldClick = null;
+// On the Streamlit page, a Step or a key taken while the server draws anew (Undo, a switch) waits for the player
+// it draws, and acts there: the player on screen until then may be about to be replaced.
+const deferred = [];
+const keyName = (event) => (event.key.length === 1 ? event.key.toLowerCase() : event.key);
+
+function actDeferred() {
+  dropGone();
+  const player = players.find((p) => p.host);
+  if (!player || player.host.busy()) return;
+  for (const action of deferred.splice(0)) {
+    if (action.key) player.key({ key: action.key });
+    else player.act(action.name, ...action.args);
+  }
+}
+
+const HOLD_AT_MOST_MS = 4000;
+
+function holdClick(event, player) {
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  if (heldClick) return; // one held click at a time: a second press while waiting is the same intent
+  const target = event.composedPath()[0] || event.target;
+  const stKey = [...(target.closest?.('[class*="st-key-"]')?.classList || [])].find((c) => c.startsWith("st-key-"));
+  heldClick = { target, stKey, id: player.flush(), timer: setTimeout(releaseClick, HOLD_AT_MOST_MS) };
+}
+
+function releaseClick() {
+  const held = heldClick;
+  if (!held) return;
+  heldClick = null;
+  clearTimeout(held.timer);
+  const target = held.target.isConnected ? held.target :
+    held.stKey && document.querySelector(`.${held.stKey} button, .${held.stKey} label, .${held.stKey} input`);
+  if (target) target.click();
+}
 
 function bindKeys() {
   if (keysBound) return;
   keysBound = true;
-  document.addEventListener("keydown", (event) => {
-    const target = event.target;
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) &&
-        target.type !== "range" && target.type !== "checkbox")) return;
-    const inside = players.find((p) => p.root.contains(target));
+  // In the capture phase on the window: before the page's own keys (its buttons' keys, Streamlit's R).
+  window.addEventListener("keydown", (event) => {
+    const target = event.composedPath()[0] || event.target;
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(target)) return;
+    dropGone();
+    const inside = playerOf(target);
     const player = inside || (players.length === 1 || !target || target === document.body ? players.at(-1) : null);
-    if (player && player.key(event)) event.preventDefault();
-  });
+    if (player?.host?.busy() && player.keyNames().has(keyName(event))) {
+      event.preventDefault(); // the server is drawing anew: the key goes to the player it draws
+      event.stopPropagation();
+      deferred.push({ key: keyName(event) });
+    } else if (player && player.key(event)) {
+      event.preventDefault();
+      event.stopPropagation(); // R is Streamlit's own rerun key too: one press, one Reset
+    }
+  }, true);
+  window.addEventListener("click", (event) => {
+    if (!event.isTrusted && heldClick === null && !players.some((p) => p.unheard)) return;
+    const target = event.composedPath()[0] || event.target;
+    dropGone();
+    if (playerOf(target)) return;
+    const player = players.find((p) => p.unheard);
+    if (player || heldClick) holdClick(event, player || players[0]);
+  }, true);
+  // Typing a task: the server hears the player first, while the learner types (a rerun does not take the box).
+  window.addEventListener("focusin", (event) => {
+    const target = event.composedPath()[0] || event.target;
+    if (typing(target) && !playerOf(target)) players.forEach((p) => p.flush());
+  }, true);
 }
 
 class Player {
-  constructor(root, data) {
+  // `host`, on the Streamlit page: where the server's run stands (`start`), its address (`query`), the next
+  // scenario's label and the component's `setState`/`trigger`. What the learner does is kept (`played`), written
+  // into the address, and handed to the server before the page's next action: a link, Undo and the score stay true.
+  constructor(root, data, host = null) {
     this.root = root;
     this.data = data;
     this.frames = data.frames;
-    this.at = 0; // the Step reached
-    this.look = null; // the turn looked back at; null: the latest
+    this.host = host;
+    const start = host?.start || {};
+    this.at = Math.min(start.at || 0, this.frames.length - 1); // the Step reached
+    this.look = start.look ?? null; // the turn looked back at; null: the latest
     this.predict = Boolean(data.predict);
-    this.picks = []; // answers to the questions of the Step reached, while predicting
-    this.score = { right: 0, answered: 0 };
+    this.picks = [...(start.picks || [])]; // answers to the questions of the Step reached, while predicting
+    this.askedAt = start.asked ? this.at : null;
+    this.score = { right: start.score?.[0] || 0, answered: start.score?.[1] || 0 };
+    this.played = []; // on the page: the actions since the server's last word
+    this.unheard = false; // on the page: actions the server has not been handed yet
     this.timer = null;
     this.notice = "";
     this.svgs = new Map();
@@ -97,6 +169,7 @@ class Player {
     this.look = null;
     this.picks = [];
     this.askedAt = this.predict && (this.frame.questions || []).length ? this.at : null;
+    this.record("s");
     if (!quietly) this.notice = "";
     if (this.asking) this.pause();
     this.draw();
@@ -105,6 +178,7 @@ class Player {
   runToEnd() {
     if (this.asking) { this.say("Answer the question first (keys 1 to 4): then Step goes on."); return; }
     this.pause();
+    if (this.at < this.last) this.record("e");
     this.at = this.last;
     this.look = null;
     this.picks = [];
@@ -114,6 +188,7 @@ class Player {
   }
   reset() {
     this.pause();
+    if (this.at > 0) this.record("r");
     this.at = 0;
     this.look = null;
     this.picks = [];
@@ -138,7 +213,9 @@ class Player {
     if (this.asking) return;
     const latest = this.frame.turn;
     turn = Math.max(0, Math.min(latest, turn));
-    this.look = turn === latest ? null : turn;
+    const look = turn === latest ? null : turn;
+    if (look !== this.look) this.record(look === null ? "l" : `l${look}`);
+    this.look = look;
     this.draw();
   }
   answer(pick) {
@@ -146,6 +223,7 @@ class Player {
     const question = this.frame.questions[this.picks.length];
     if (pick < 0 || pick >= question.choices.length) return;
     this.picks.push(pick);
+    this.record(`p${pick}`);
     this.score.answered += 1;
     this.score.right += pick === question.right ? 1 : 0;
     if (!this.asking && this.resumeAfterAnswer) this.play();
@@ -158,6 +236,42 @@ class Player {
   }
   say(words) { this.notice = words; this.draw(); }
 
+  // ------------------------------------------------------------ on the page: what the server is told
+
+  record(action) {
+    if (!this.host) return;
+    this.played.push(action);
+    this.unheard = true;
+    const query = new URLSearchParams(this.host.query || {});
+    query.set("played", this.played.join("."));
+    try { // a reload, or the address copied from the bar, replays it
+      window.history.replaceState(window.history.state, "", `${window.location.pathname}?${query}`);
+    } catch (error) { /* an address that cannot be written: the server keeps its own */ }
+  }
+
+  // Hand the actions to the server (one rerun); returns the id the server answers with once it has them.
+  flush() {
+    if (!this.host || !this.unheard) return this.sentId ?? null;
+    this.unheard = false;
+    this.sentId = `${this.host.version}:${this.played.length}`;
+    this.host.setState("played", { base: this.host.version, played: this.played.join("."), id: this.sentId });
+    return this.sentId;
+  }
+
+  destroy() {
+    this.pause();
+    const index = players.indexOf(this);
+    if (index >= 0) players.splice(index, 1);
+  }
+
+  // A button's or a slider's action: on the page, while the server draws anew, it waits for the player drawn.
+  act(name, ...args) {
+    if (this.host?.busy()) { deferred.push({ name, args }); return; }
+    this[name](...args);
+  }
+
+  keyNames() { return new Set(["s", "e", "r", " ", "ArrowLeft", "ArrowRight", "Home", "End", "1", "2", "3", "4"]); }
+
   key(event) {
     const turn = this.look ?? this.frame.turn;
     const keys = {
@@ -165,7 +279,7 @@ class Player {
       ArrowLeft: () => this.lookAt(turn - 1), ArrowRight: () => this.lookAt(turn + 1),
       Home: () => this.lookAt(0), End: () => this.lookAt(this.frame.turn),
     };
-    const name = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    const name = keyName(event);
     if (/^[1-4]$/.test(name) && this.asking) { this.answer(Number(name) - 1); return true; }
     if (!keys[name]) return false;
     keys[name]();
@@ -180,15 +294,15 @@ class Player {
     this.root.replaceChildren();
     const button = (label, key, action, title) => el("button", { type: "button", "aria-keyshortcuts": key, title,
                                                                  onclick: action }, label);
-    this.stepButton = button("Step", "S", () => this.step(), "One turn of the loop (key S)");
+    this.stepButton = button("Step", "S", () => this.act("step"), "One turn of the loop (key S)");
     this.stepButton.classList.add("lsp-primary");
-    this.playButton = button("Play", "Space", () => this.play(), "A Step every second until paused (Space)");
-    this.endButton = button("Run to end", "E", () => this.runToEnd(), "Step until the loop stops, without questions (E)");
-    this.resetButton = button("Reset", "R", () => this.reset(), "The run again from the start (R)");
+    this.playButton = button("Play", "Space", () => this.act("play"), "A Step every second until paused (Space)");
+    this.endButton = button("Run to end", "E", () => this.act("runToEnd"), "Step until the loop stops, without questions (E)");
+    this.resetButton = button("Reset", "R", () => this.act("reset"), "The run again from the start (R)");
     this.predictBox = el("input", { type: "checkbox", onchange: (e) => this.setPredict(e.target.checked) });
     this.scoreLine = el("span", { class: "lsp-score", "aria-live": "polite" });
     this.slider = el("input", { type: "range", min: "0", step: "1", "aria-label": "Turn looked at",
-                                oninput: (e) => this.lookAt(Number(e.target.value)) });
+                                oninput: (e) => this.act("lookAt", Number(e.target.value)) });
     this.progress = el("progress", { max: "1", "aria-label": "Turns taken of the turn limit" });
     this.status = el("span", { class: "lsp-status-text" });
     this.lookCaption = el("p", { class: "lsp-caption" });
@@ -207,8 +321,10 @@ class Player {
     const replyDetails = el("details", {}, el("summary", { text: "The reply as it came back (JSON)" }), this.replyBox);
     this.jsonParts = [requestDetails, replyDetails];
     for (const part of this.jsonParts) part.addEventListener("toggle", () => this.drawJson());
+    const onPage = Boolean(this.host);
+    this.nextBox = el("div", { class: "lsp-next" });
     this.root.append(
-      el("header", { class: "lsp-head" },
+      onPage ? "" : el("header", { class: "lsp-head" },
         el("h3", { text: d.title }),
         d.scenario ? el("p", { class: "lsp-about" }, el("strong", { text: d.scenario }), " " + d.watch) : null,
         d.about && !d.scenario ? el("p", { class: "lsp-about", text: d.about }) : null,
@@ -217,19 +333,19 @@ class Player {
            el("pre", { text: d.task || "(no task)" }))),
       el("div", { class: "lsp-controls", role: "toolbar", "aria-label": "Step the loop" },
         this.stepButton, this.playButton, this.endButton, this.resetButton,
-        el("label", { class: "lsp-switch" }, this.predictBox, " Predict each turn"), this.scoreLine),
+        onPage ? null : el("label", { class: "lsp-switch" }, this.predictBox, " Predict each turn"), this.scoreLine),
       el("div", { class: "lsp-status" }, this.progress, this.status),
       el("div", { class: "lsp-look" }, el("span", { class: "lsp-label", text: "Look back" }), this.slider),
-      this.lookCaption, this.noticeBox, this.outcomeBox,
+      this.lookCaption, this.noticeBox, this.outcomeBox, this.nextBox,
       el("div", { class: "lsp-two" },
         this.cardBox,
         el("div", {}, el("h4", { text: "The loop" }), this.loopBox, el("h4", { text: "The run so far" }),
            this.graphBox)),
-      el("div", { class: "lsp-two" },
+      onPage ? "" : el("div", { class: "lsp-two" },
         el("section", { "aria-label": "Console" }, el("h4", { text: "Console" }), this.consoleBox, ...this.jsonParts),
         el("section", { "aria-label": "Messages" }, el("h4", { text: "Messages" }), this.messagesCaption,
            this.messagesBox)),
-      el("p", { class: "lsp-caption lsp-keys", text: "Keys: S Step · Space play or pause · E Run to end · R Reset · " +
+      onPage ? "" : el("p", { class: "lsp-caption lsp-keys", text: "Keys: S Step · Space play or pause · E Run to end · R Reset · " +
                                                     "← → one turn back or forward · Home End the first or last turn · " +
                                                     "1–4 answer" }));
     players.push(this);
@@ -262,6 +378,7 @@ class Player {
     this.noticeBox.textContent = this.notice;
     this.noticeBox.hidden = !this.notice;
     this.drawOutcome(asking ? null : latest.outcome);
+    this.drawNext(!asking && this.at === this.last && Boolean(latest.outcome));
     this.drawCard(shown, asking);
     this.drawQuestion(asking);
     this.loopBox.replaceChildren(...this.parsed(asking ? latest.asking_loop : shown.loop));
@@ -269,12 +386,26 @@ class Player {
                    this.look !== null);
     const consoleFrame = asking ? before : shown;
     this.consoleBox.textContent = consoleFrame.console.join("\n") || "(nothing printed yet)";
+    if (this.host) return; // the page draws no console or messages list under its player
     this.drawMessages(asking ? before : shown, asking ? before.turn : shownTurn);
     this.drawJson();
     // The console and the messages follow the newest turn; looking back, the messages open where that turn's are.
     this.consoleBox.scrollTop = this.consoleBox.scrollHeight;
     const marked = this.messagesBox.querySelector(".ls-new");
     this.messagesBox.scrollTop = marked ? marked.offsetTop - this.messagesBox.offsetTop : 0;
+  }
+
+  // On the page, at the run's end: the lesson's next scenario (a server action), or the path's end.
+  drawNext(ended) {
+    const next = this.host?.next;
+    if (!this.host || !ended) { this.nextBox.replaceChildren(); return; }
+    if (this.nextBox.firstChild) return;
+    this.nextBox.append(next ?
+      el("button", { type: "button", class: "lsp-primary", onclick: () => {
+        this.unheard = false;
+        this.host.trigger("next_scenario", { base: this.host.version, played: this.played.join(".") });
+      } }, `Next scenario: ${next}`) :
+      el("p", { class: "lsp-caption", text: "That was the path's last scenario. All controls opens the rest of the page." }));
   }
 
   drawOutcome(outcome) {
@@ -360,7 +491,7 @@ class Player {
     const group = el("div", { class: "lsp-choices", role: "group", "aria-label": q.prompt },
       el("p", {}, el("strong", {}, withCode(q.prompt))));
     q.choices.forEach((choice, i) => group.append(
-      el("button", { type: "button", "aria-keyshortcuts": String(i + 1), onclick: () => this.answer(i) },
+      el("button", { type: "button", "aria-keyshortcuts": String(i + 1), onclick: () => this.act("answer", i) },
          `${i + 1}. ${choice}`)));
     box.append(group);
   }
@@ -442,4 +573,42 @@ class Player {
 // Draw `data` (a run's frames) into `root`; returns the player, whose methods are its buttons.
 export function mount(root, data) {
   return new Player(root, data);
+}
+
+// The Streamlit page's custom component (v2). `data` is {frames, start, query, next, version, taken}: the same
+// version keeps the player where the learner took it; a new one (after a server action) starts it afresh, where
+// the server's run stands, and lets go of a click held for the server to catch up.
+export function mountOnPage(component) {
+  const { parentElement, data, setTriggerValue, setStateValue } = component;
+  let root = parentElement.querySelector(".lsp");
+  if (!root) {
+    root = document.createElement("div");
+    root.className = "lsp";
+    parentElement.append(root);
+  }
+  if (root.player?.version !== data.version) {
+    root.player?.destroy();
+    watchPage();
+    const drawn = `.st-key-player_version_${data.version}`; // views/player_view.py VERSION_KEY
+    root.player = new Player(root, data.frames, { ...data, trigger: setTriggerValue, setState: setStateValue,
+                                                  busy: () => pageBusy() || !document.querySelector(drawn) });
+    root.player.version = data.version;
+  }
+  if (heldClick && (heldClick.id === null || heldClick.id === data.taken)) setTimeout(releaseClick, 0);
+  if (deferred.length) setTimeout(actDeferred, 0);
+}
+
+// Whether Streamlit is running the page's script (a server action in flight); and when it stops, what waited
+// goes to the player then on screen (a run with the same frames draws no new one).
+const STREAMLIT_APP = '[data-testid="stApp"]';
+function pageBusy() {
+  return document.querySelector(STREAMLIT_APP)?.getAttribute("data-test-script-state") === "running";
+}
+let watching = false;
+function watchPage() {
+  const app = document.querySelector(STREAMLIT_APP);
+  if (watching || !app) return;
+  watching = true;
+  new MutationObserver(() => { if (!pageBusy() && deferred.length) setTimeout(actDeferred, 150); })
+    .observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
 }

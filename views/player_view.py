@@ -1,0 +1,89 @@
+"""The player on the page: a script's or the toy's run drawn in the browser, so a Step is no rerun.
+
+Two custom components (Streamlit's v2): Graphviz as WebAssembly, the same element every run, and the player with
+the run's frames (worked out once per run's settings and shared by every session). The player keeps what the
+learner did and hands it over before the page's next server action (its component state, `played`); `take_up`
+replays it through the Sandbox's own methods, so a link, Undo and the score stay true.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from agent.page.frames import frames_of, playable, start_of
+from agent.page.html_cards import CARDS_CSS
+from agent.page.player_html import player_file
+from agent.page.sandbox import Notice, Sandbox
+
+KEY = "player"  # the component's key: its state holds what the player did since the frames were drawn
+VERSION_KEY = "player_version_"  # the player's version in its container's key (player.js reads it)
+PLAYED = "played"  # the player's actions in the address, written by the browser: a reload replays them
+
+VIZ = st.components.v2.component(
+    "loop_sandbox.graphviz",
+    js=f"if (typeof globalThis.Viz === 'undefined') {{\n{player_file('viz-global.js')}\n}}\n"
+       "export default function () {}\n")
+PLAYER = st.components.v2.component(
+    "loop_sandbox.player", css=f"{CARDS_CSS}\n{player_file('player.css')}",
+    js=f"{player_file('player.js')}\nexport default mountOnPage;\n")
+
+
+def usable(box: Sandbox) -> bool:
+    """Whether the run on screen plays in the browser: a script's or the toy's, with no fork, edit or fault."""
+    return playable(box) is None
+
+
+def frames_key(box: Sandbox) -> str:
+    """What a run's frames are a function of: its model, script and settings, and whether it predicts."""
+    run = box.run
+    said = [box.run_model.value, box.script, run.task, run.system, run.tool_names, run.max_turns,
+            run.max_tokens, run.threads, box.predicting, box.scenario]
+    return hashlib.sha256(json.dumps(said, default=str).encode()).hexdigest()
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _frames(key: str, _box: Sandbox) -> dict[str, Any]:
+    """A run's frames, worked out once for its settings: every learner on the same scenario shares them."""
+    return frames_of(_box).to_dict()
+
+
+def take_up(box: Sandbox, said: Any) -> None:
+    """What the player says it did, taken once through the Sandbox's methods, if it was said of these frames."""
+    if not isinstance(said, dict) or said.get("base") != box.player_sent or not isinstance(said.get("played"), str):
+        return
+    if said.get("id") is not None and said.get("id") == box.player_taken:
+        return
+    box.player_taken = str(said.get("id"))
+    box.player_sent = None  # taken once: the frames drawn next start where these actions left the run
+    take_up_played(box, said["played"])
+
+
+def take_up_played(box: Sandbox, played: str) -> None:
+    if (problem := box.take_played(played)) is not None:
+        box.notice = Notice.warning(f"Part of what was done in the browser could not be taken up: {problem}.")
+
+
+def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Callable[..., Any]) -> None:
+    """The player, from where the Sandbox's run stands; `query` is the address the page writes for it."""
+    key = frames_key(box)
+    frames = _frames(key, box)
+    start = start_of(box)
+    version = hashlib.sha256(json.dumps([key, start, query, box.player_taken]).encode()).hexdigest()[:16]
+    box.player_sent = version
+
+    def next_scenario() -> None:
+        take_up(box, (st.session_state.get(KEY) or {}).get("next_scenario"))
+        act(box.next_scenario)
+
+    VIZ(key="graphviz")
+    # The version in the container's key: drawn with the page's other elements, it tells a player on screen that
+    # a newer one is coming (its own component mounts a moment later), so a key pressed between waits for it.
+    with st.container(key=f"{VERSION_KEY}{version}"):
+        PLAYER(key=KEY, data={"frames": frames, "start": start, "query": query, "next": next_label,
+                              "version": version, "taken": box.player_taken},
+               on_next_scenario_change=next_scenario, on_played_change=lambda: None)
