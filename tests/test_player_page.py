@@ -1,0 +1,107 @@
+"""Start here's player in Debian's Chromium: Steps, answers and looks back happen in the browser with nothing sent
+to the server, and what was done there is what the server acts on next (Undo, Redo, All controls, a reload, a
+link). Read as a learner reads the page: visible text, roles and labels."""
+
+import pytest
+from browser_support import wait_for_idle
+from test_browser import chromium, no_exception_box, sandbox, shot  # noqa: F401  pytest fixtures
+
+STATUS = ".lsp-status-text"
+
+
+def open_start_here(browser, url: str, width: int = 1440):
+    page = browser.new_context(viewport={"width": width, "height": 1300}).new_page()
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append("frame")))
+    page.goto(url)
+    wait_for_idle(page)
+    page.get_by_role("button", name="Step", exact=True).wait_for(timeout=30_000)
+    page.locator(STATUS).wait_for()
+    return page, sent
+
+
+def answer_right(page, *labels: str) -> None:
+    for label in labels:
+        page.get_by_role("button", name=label, exact=True).click()
+
+
+RIGHT_CALL = "2. Run the call, append one message of results, and ask the model again"
+
+
+@pytest.mark.parametrize("width", [1440, 900])
+def test_steps_and_answers_in_the_player_send_nothing_and_undo_takes_back_the_last(chromium, sandbox,  # noqa: F811
+                                                                                      width):
+    from playwright.sync_api import expect
+
+    page, sent = open_start_here(chromium, sandbox.url, width)
+    before = len(sent)
+    page.get_by_role("button", name="Step", exact=True).click()
+    expect(page.get_by_text("Turn 1's reply is back. What does the loop do now?")).to_be_visible()
+    answer_right(page, RIGHT_CALL, "3. 3")
+    expect(page.get_by_text("Predictions: 2 right of 2")).to_be_visible()
+    page.get_by_role("slider", name="Turn looked at").focus()
+    page.keyboard.press("ArrowLeft")
+    expect(page.get_by_text("Looking back at turn 0 of 1.")).to_be_visible()
+    page.keyboard.press("End")
+    page.wait_for_timeout(300)
+    assert len(sent) == before, "a Step, an answer or a look back in the player went to the server"
+    shot(page, f"player-page-turn-1-{width}.png")
+
+    page.get_by_role("button", name="Undo").click()  # the server first takes what the player did, then undoes
+    wait_for_idle(page)
+    expect(page.get_by_text("How many messages will the next request's")).to_be_visible()
+    expect(page.get_by_text("Predictions: 1 right of 1")).to_be_visible()
+    page.get_by_role("button", name="Redo").click()
+    wait_for_idle(page)
+    expect(page.get_by_text("Predictions: 2 right of 2")).to_be_visible()
+    expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 1 tool call")
+    no_exception_box(page)
+    page.context.close()
+
+
+def test_the_undo_key_after_browser_steps_acts_on_the_run_as_seen(chromium, sandbox):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page, _ = open_start_here(chromium, f"{sandbox.url}/?controls=start&script=runaway&predict=off")
+    for turn in (1, 2, 3):
+        page.keyboard.press("s")
+        expect(page.locator(STATUS)).to_contain_text(f"turn {turn} of 40")
+    page.keyboard.press("z")  # Undo, a server action: it undoes turn 3, not the start
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40")
+    page.keyboard.press("s")  # at once: the player the server drew takes it
+    expect(page.locator(STATUS)).to_contain_text("turn 3 of 40")
+    page.keyboard.press("y")  # Redo after a new Step: nothing to redo, said in words
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_contain_text("turn 3 of 40")
+    no_exception_box(page)
+    page.context.close()
+
+
+def test_a_reload_and_the_address_bring_back_what_was_done_in_the_browser(chromium, sandbox):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page, _ = open_start_here(chromium, sandbox.url)
+    page.keyboard.press("s")
+    answer_right(page, RIGHT_CALL, "3. 3")
+    page.keyboard.press("s")
+    expect(page.get_by_text("Turn 2's reply is back. What does the loop do now?")).to_be_visible()
+    assert "played=" in page.url  # the address says it: a reload, or the address copied, replays it
+    copied = page.url
+    page.reload()
+    wait_for_idle(page)
+    expect(page.get_by_text("Turn 2's reply is back. What does the loop do now?")).to_be_visible(timeout=20_000)
+    expect(page.get_by_text("Predictions: 2 right of 2")).to_be_visible()
+    other = chromium.new_context(viewport={"width": 1440, "height": 1300}).new_page()
+    other.goto(copied)
+    wait_for_idle(other)
+    expect(other.get_by_text("Turn 2's reply is back. What does the loop do now?")).to_be_visible(timeout=20_000)
+    other.get_by_role("button", name="1. Return the text as the answer").click()
+    expect(other.get_by_text("Answer: 2 + 3 is 5.")).to_be_visible()
+    other.get_by_text("All controls", exact=True).click()  # the full page: the same run, the same turn
+    wait_for_idle(other)
+    expect(other.get_by_text("Message threads", exact=True)).to_be_visible()
+    expect(other.get_by_text("turn 2 of 40")).to_be_visible()
+    no_exception_box(other)
+    other.context.close()
+    page.context.close()
