@@ -28,6 +28,8 @@ VIZ = st.components.v2.component(
     "loop_sandbox.graphviz",
     js=f"if (typeof globalThis.Viz === 'undefined') {{\n{player_file('viz-global.js')}\n}}\n"
        "export default function () {}\n")
+FRAMES = st.components.v2.component(  # the same element while the run's settings stay: sent once, then referred to
+    "loop_sandbox.frames", js=f"{player_file('player.js')}\nexport default holdFrames;\n")
 PLAYER = st.components.v2.component(
     "loop_sandbox.player", css=f"{CARDS_CSS}\n{player_file('player.css')}",
     js=f"{player_file('player.js')}\nexport default mountOnPage;\n")
@@ -81,9 +83,10 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
         act(box.next_scenario)
 
     VIZ(key="graphviz")
+    FRAMES(key="player_frames", data={"key": key, "frames": frames})
     # The version in the container's key: drawn with the page's other elements, it tells a player on screen that
     # a newer one is coming (its own component mounts a moment later), so a key pressed between waits for it.
     with st.container(key=f"{VERSION_KEY}{version}"):
-        PLAYER(key=KEY, data={"frames": frames, "start": start, "query": query, "next": next_label,
+        PLAYER(key=KEY, data={"frames_key": key, "start": start, "query": query, "next": next_label,
                               "version": version, "taken": box.player_taken},
                on_next_scenario_change=next_scenario, on_played_change=lambda: None)

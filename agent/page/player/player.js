@@ -48,6 +48,7 @@ let heldClick = null;
 // On the Streamlit page, a Step or a key taken while the server draws anew (Undo, a switch) waits for the player
 // it draws, and acts there: the player on screen until then may be about to be replaced.
 const deferred = [];
+const PLAYER_KEYS = new Set(["s", "e", "r", " ", "ArrowLeft", "ArrowRight", "Home", "End", "1", "2", "3", "4"]);
 const keyName = (event) => (event.key.length === 1 ? event.key.toLowerCase() : event.key);
 
 function actDeferred() {
@@ -91,7 +92,9 @@ function bindKeys() {
     dropGone();
     const inside = playerOf(target);
     const player = inside || (players.length === 1 || !target || target === document.body ? players.at(-1) : null);
-    if (player?.host?.busy() && player.keyNames().has(keyName(event))) {
+    // On the page, a player drawn but not yet mounted (its frames on their way), or one about to be replaced.
+    const coming = !player && document.querySelector('[class*="st-key-player_version_"]');
+    if ((coming || player?.host?.busy()) && PLAYER_KEYS.has(keyName(event))) {
       event.preventDefault(); // the server is drawing anew: the key goes to the player it draws
       event.stopPropagation();
       deferred.push({ key: keyName(event) });
@@ -269,8 +272,6 @@ class Player {
     if (this.host?.busy()) { deferred.push({ name, args }); return; }
     this[name](...args);
   }
-
-  keyNames() { return new Set(["s", "e", "r", " ", "ArrowLeft", "ArrowRight", "Home", "End", "1", "2", "3", "4"]); }
 
   key(event) {
     const turn = this.look ?? this.frame.turn;
@@ -579,7 +580,30 @@ export function mount(root, data) {
 // version keeps the player where the learner took it; a new one (after a server action) starts it afresh, where
 // the server's run stands, and lets go of a click held for the server to catch up.
 export function mountOnPage(component) {
-  const { parentElement, data, setTriggerValue, setStateValue } = component;
+  const frames = framesHeld().get(component.data.frames_key);
+  // Not here yet: mounted when they come (by this module's own mountWith: its keys and held clicks).
+  if (!frames) { framesAwaited().set(component.data.frames_key, (came) => mountWith(component, came)); return; }
+  mountWith(component, frames);
+}
+
+// The frames come in an element of their own that stays the same while the run's settings do (Streamlit then
+// sends it once and a reference after): a server action resends only where the run stands. Its component loads
+// this file as a module of its own, so what the two share is on globalThis.
+const framesHeld = () => (globalThis.loopSandboxFrames ||= new Map());
+const framesAwaited = () => (globalThis.loopSandboxFramesAwaited ||= new Map());
+export function holdFrames({ data }) {
+  const held = framesHeld();
+  if (held.get(data.key) === data.frames) return;
+  if (held.size > 8) held.clear(); // a long session's many runs: only the latest are still drawn
+  held.set(data.key, data.frames);
+  const mount = framesAwaited().get(data.key);
+  framesAwaited().delete(data.key);
+  if (mount) mount(data.frames);
+}
+
+function mountWith(component, frames) {
+  const { parentElement, setTriggerValue, setStateValue } = component;
+  const data = { ...component.data, frames };
   let root = parentElement.querySelector(".lsp");
   if (!root) {
     root = document.createElement("div");
