@@ -54,6 +54,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import json
 import multiprocessing
 import os
 import queue
@@ -86,10 +87,12 @@ from load_servers import (  # noqa: E402
     settle,
 )
 from page_step import RUNAWAY_TITLE, write_trivial_app  # noqa: E402
+from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from streamlit_session import SessionGone, StreamlitSession  # noqa: E402
 
 JOINING_AT_ONCE = 10  # learners opening the page at the same moment while a level fills
 STALL_MS = 40  # Linux's delayed acknowledgement: a Step this slow waited for one
+RUNAWAY_STEPS = 40  # the runaway script's Steps to its end, at its turn limit of 40
 TURN = re.compile(r"turn (\d+) of (\d+)")
 COUNT = re.compile(r"count (\d+)")
 CHECK_AT = 0.25  # the checkers press Check this far into the window: Steps before and after it run with none
@@ -102,6 +105,7 @@ CHECK_AT = 0.25  # the checkers press Check this far into the window: Steps befo
 class Tally:
     step_ms: list[float] = field(default_factory=list)
     resets: int = 0
+    browser_steps: int = 0  # Steps taken in the player, in the window: none of them reaches the server
     dropped: int = 0
     wrong: list[str] = field(default_factory=list)
     join_ms: list[float] = field(default_factory=list)
@@ -143,6 +147,49 @@ async def sandbox_learner(url: str, rng: random.Random, joined: asyncio.Semaphor
     await session.close()
 
 
+PLAYER_PAGE = "controls=start&script=runaway&predict=off"  # Start here, the runaway script in the player
+SERVER_ACTION_EVERY = 8  # a learner with the player turns to a server action (here Undo) about once in 8 Steps
+
+
+async def player_learner(url: str, rng: random.Random, joined: asyncio.Semaphore, start: asyncio.Event,
+                         window: list[float], tally: Tally) -> None:
+    """Start here with the player: Steps every 2-4 s in the browser, which send nothing; now and then Undo, which
+    sends what the browser then sends: the player's actions (its component state, one run), then the click.
+    Both runs are timed as what reaches the server; each must show the run where the learner left it."""
+    async with joined:
+        began = time.perf_counter()
+        session = await StreamlitSession.open(url, query_string=PLAYER_PAGE)
+        tally.join_ms.append((time.perf_counter() - began) * 1000)
+    name = next(n for n in session.components if n.endswith("loop_sandbox.player"))
+    player_id, data = session.components[name][0], json.loads(session.components[name][1])
+    at, played = data["start"]["at"], []
+    await start.wait()
+    await asyncio.sleep(rng.uniform(0, 3))
+    while time.monotonic() < window[1]:
+        await asyncio.sleep(rng.uniform(2, 4))
+        played.append("s" if at < RUNAWAY_STEPS else "r")  # in the browser: nothing sent
+        tally.browser_steps += window[0] <= time.monotonic() < window[1]
+        at = at + 1 if at < RUNAWAY_STEPS else 0
+        tally.resets += at == 0
+        if rng.randrange(SERVER_ACTION_EVERY) or time.monotonic() >= window[1]:
+            continue
+        pressed_at = time.monotonic()
+        said = {"played": {"base": data["version"], "played": ".".join(played),
+                           "id": f"{data['version']}:{len(played)}"}}
+        handed = await session.rerun([WidgetState(id=player_id, json_value=json.dumps(said))])
+        data = json.loads(session.components[name][1])
+        if data["start"]["at"] != at:
+            tally.wrong.append(f"handed {len(played)} actions at {at}: the server drew {data['start']['at']}")
+        undone = await session.rerun(*session.press("Undo"))
+        data = json.loads(session.components[name][1])
+        at, played = data["start"]["at"], []
+        for outcome in (handed, undone):
+            if window[0] <= pressed_at:
+                tally.step_ms.append(outcome.seconds * 1000)
+                tally.steps.append((pressed_at, outcome.seconds * 1000))
+    await session.close()
+
+
 async def trivial_learner(url: str, rng: random.Random, joined: asyncio.Semaphore, start: asyncio.Event,
                           window: list[float], tally: Tally) -> None:
     async with joined:
@@ -178,7 +225,7 @@ async def learners_of_one_worker(url: str, page: str, indices: list[int], second
     tally = Tally()
     joined, start = asyncio.Semaphore(JOINING_AT_ONCE), asyncio.Event()
     window, press_at = [float("inf"), float("inf")], [float("inf")]
-    learner = (trivial_learner if page == "trivial"  # "shipped" is the sandbox too
+    learner = (trivial_learner if page == "trivial" else player_learner if page == "player"  # "shipped": sandbox
                else functools.partial(sandbox_learner, checking=lambda: checks_left.value > 0))
 
     async def one(index: int) -> None:
@@ -246,6 +293,7 @@ def run_level(url: str, page: str, learners: int, seconds: float, seed: int, wor
         whole.join_ms += tally.join_ms
         whole.wrong += tally.wrong
         whole.resets += tally.resets
+        whole.browser_steps += tally.browser_steps
         whole.dropped += tally.dropped
         whole.client_cpu_seconds += tally.client_cpu_seconds
         whole.steps += tally.steps
@@ -308,7 +356,7 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
         "p95": nearest_rank(times, 0.95),
         "max": times[-1] if times else float("nan"),
         "stalled": sum(t >= STALL_MS for t in times) / len(times) if times else float("nan"),
-        "resets": tally.resets, "dropped": tally.dropped, "wrong": tally.wrong,
+        "resets": tally.resets, "browser_steps": tally.browser_steps, "dropped": tally.dropped, "wrong": tally.wrong,
         "join_p95": nearest_rank(sorted(tally.join_ms), 0.95),
         "cpu": cpu, "client_cpu": tally.client_cpu_seconds / elapsed, "waited": waited,
         "rss": rss_busy, "per_session": (rss_busy - rss_idle) / (learners + checkers), "rss_after": rss_after,
@@ -381,6 +429,9 @@ def main() -> int:
     parser.add_argument("--as-shipped", action="store_true",
                         help="also the sandbox with its listening socket as Streamlit ships it (no TCP_NODELAY), "
                              "at each level and for Steps back to back: the stall views/launcher.py removes")
+    parser.add_argument("--pages", default="trivial,sandbox",
+                        help="trivial, sandbox (Steps on the server, All controls), player (Start here's player: "
+                             "Steps in the browser, now and then Undo)")
     parser.add_argument("--app", type=Path, default=ROOT / "sandbox_app.py", help="the page to load")
     args = parser.parse_args()
     levels = [int(n) for n in args.levels.split(",")]
@@ -394,8 +445,8 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         trivial_app = write_trivial_app(Path(folder) / "trivial")
-        pages = [("trivial", trivial_app), ("sandbox", args.app)] + ([("shipped", args.app)] if args.as_shipped
-                                                                     else [])
+        pages = [(page, trivial_app if page == "trivial" else args.app) for page in args.pages.split(",")]
+        pages += [("shipped", args.app)] if args.as_shipped else []
         for target in targets:
             print(f"\n{'one process' if target == 'one' else f'HAProxy and K = {args.k} processes'}")
             print(HEADER)
@@ -405,15 +456,20 @@ def main() -> int:
                                   and r["n"] == min(levels) and not r["checkers"]), None)
                     rows.append(measure(target, page, app, learners, args, alone))
                     print_row(rows[-1])
-    print("\nratios (same run): sandbox p95 against the trivial page's p95 at that level, and against one learner")
+    print("\nratios (same run): each page's p95 against the trivial page's p95 at that level, and against one "
+          "learner (player: of the runs that reach the server)")
     for target in targets:
         mine = {(r["page"], r["n"]): r for r in rows if r["target"] == target}
-        alone = mine.get(("sandbox", min(levels)))
-        for learners in levels:
-            sandbox, trivial = mine[("sandbox", learners)], mine[("trivial", learners)]
-            print(f"{target:>5} {learners:>4}: p95 {sandbox['p95'] / trivial['p95']:.2f}x the trivial page, "
-                  f"{sandbox['p95'] / alone['p95']:.2f}x one learner ({min(levels)}); "
-                  f"CPU a Step {sandbox['cpu_a_step'] / max(trivial['cpu_a_step'], 1e-9):.1f}x the trivial page's")
+        for page in [p for p, _ in pages if p not in ("trivial", "shipped")]:
+            alone = mine.get((page, min(levels)))
+            for learners in levels:
+                row, trivial = mine[(page, learners)], mine.get(("trivial", learners))
+                if trivial is None or alone is None:
+                    continue
+                browser = f"; {row['browser_steps']} Steps in the browser" if page == "player" else ""
+                print(f"{target:>5} {page:>7} {learners:>4}: p95 {row['p95'] / trivial['p95']:.2f}x the trivial "
+                      f"page, {row['p95'] / alone['p95']:.2f}x one learner ({min(levels)}); CPU a run "
+                      f"{row['cpu_a_step'] / max(trivial['cpu_a_step'], 1e-9):.1f}x the trivial page's{browser}")
     return 0
 
 

@@ -64,6 +64,8 @@ class StreamlitSession:
         self._socket = socket
         self.session_id = ""
         self.widgets: dict[str, Widget] = {}
+        self.components: dict[str, tuple[str, str]] = {}
+        """Custom components (v2) as last drawn, by name: their widget id and their data as JSON."""
         self.page_script_hash = ""
         self.page_name = ""
         self.last_texts: list[str] = []
@@ -169,6 +171,8 @@ class StreamlitSession:
         elif kind == "alert":
             texts.append(element.alert.body)
         proto = getattr(element, kind) if kind else None
+        if kind == "bidi_component":
+            self.components[proto.component_name] = (proto.id, proto.json)
         label, widget_id = getattr(proto, "label", None), getattr(proto, "id", None)
         if label and widget_id:
             self.widgets[label] = Widget(widget_id, kind, delta.fragment_id)

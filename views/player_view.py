@@ -48,10 +48,11 @@ def frames_key(box: Sandbox) -> str:
     return hashlib.sha256(json.dumps(said, default=str).encode()).hexdigest()
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def _frames(key: str, _box: Sandbox) -> dict[str, Any]:
-    """A run's frames, worked out once for its settings: every learner on the same scenario shares them."""
-    return frames_of(_box).to_dict()
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _frames(key: str, _box: Sandbox) -> bytes:
+    """A run's frames as JSON, worked out once for its settings: every learner on the same scenario shares them,
+    and a rerun neither copies nor serialises them again."""
+    return json.dumps({**frames_of(_box).to_dict(), "key": key}, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def take_up(box: Sandbox, said: Any) -> None:
@@ -83,7 +84,7 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
         act(box.next_scenario)
 
     VIZ(key="graphviz")
-    FRAMES(key="player_frames", data={"key": key, "frames": frames})
+    FRAMES(key="player_frames", data=frames)
     # The version in the container's key: drawn with the page's other elements, it tells a player on screen that
     # a newer one is coming (its own component mounts a moment later), so a key pressed between waits for it.
     with st.container(key=f"{VERSION_KEY}{version}"):

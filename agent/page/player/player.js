@@ -592,13 +592,17 @@ export function mountOnPage(component) {
 const framesHeld = () => (globalThis.loopSandboxFrames ||= new Map());
 const framesAwaited = () => (globalThis.loopSandboxFramesAwaited ||= new Map());
 export function holdFrames({ data }) {
+  // The frames' JSON as bytes (views/player_view.py): read once for each run's settings.
+  const bytes = data instanceof Uint8Array ? data : new Uint8Array(data.buffer || data);
+  if (framesHeld().lastBytes === bytes) return;
+  framesHeld().lastBytes = bytes;
+  const frames = JSON.parse(new TextDecoder().decode(bytes));
   const held = framesHeld();
-  if (held.get(data.key) === data.frames) return;
   if (held.size > 8) held.clear(); // a long session's many runs: only the latest are still drawn
-  held.set(data.key, data.frames);
-  const mount = framesAwaited().get(data.key);
-  framesAwaited().delete(data.key);
-  if (mount) mount(data.frames);
+  held.set(frames.key, frames);
+  const mount = framesAwaited().get(frames.key);
+  framesAwaited().delete(frames.key);
+  if (mount) mount(frames);
 }
 
 function mountWith(component, frames) {
