@@ -17,7 +17,7 @@ import streamlit as st
 from agent.loop import Model
 from agent.models.toy import CAN_DO, EXAMPLE_TASKS
 from agent.page import real_model, view
-from agent.page.keys import KEY_OF, KEYS_CAPTION, KEYS_JS, remember_layout_js
+from agent.page.keys import KEY_OF, KEYS_CAPTION
 from agent.page.links import from_query
 from agent.page.names import Layout, ModelKind, NoticeKind, OutcomeKind, View
 from agent.page.safe_text import as_text, scrub
@@ -29,6 +29,7 @@ from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past, page_link, serving, start_here
 from views.actions import act
+from views.page_js import remember_layout_js
 from views.run_tabs import GRAPH_TURNS, api_key, export_view, loop_view, messages_view, run_view
 from views.widget_state import begun_by_a_widget, mirror, remember_widgets
 
@@ -364,7 +365,6 @@ def sandbox_view() -> None:
     st.html(remember_layout_js(box.layout.word, bare_visit), unsafe_allow_javascript=True)
     if box.layout == Layout.START:
         start_here_view(box)
-        st.html(KEYS_JS, unsafe_allow_javascript=True)
         remember_widgets(box)
         return
     sidebar(box)
@@ -387,7 +387,6 @@ def sandbox_view() -> None:
     # Drawn only while open (views/change_the_past.py); a real model's fault is asked without a live preview.
     change_the_past.panel(lambda: model_for_this_run(None))
     sandbox_main()
-    st.html(KEYS_JS, unsafe_allow_javascript=True)
     remember_widgets(box)
 
 
