@@ -29,6 +29,7 @@ from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past, page_link, serving, start_here
 from views.actions import act
+from views.notices import show_notice
 from views.page_js import remember_layout_js
 from views.run_tabs import GRAPH_TURNS, api_key, export_view, loop_view, messages_view, run_view
 from views.widget_state import begun_by_a_widget, mirror, remember_widgets
@@ -306,15 +307,6 @@ def sandbox_main() -> None:
             export_view(shown)
     page_link.write_query(box)  # after the run's every change: the URL opens this screen
     remember_widgets(box)  # a Step's run ends here: the next run compares its widgets with these
-
-
-def show_notice(box: Sandbox) -> None:
-    if box.notice:  # shown as plain text: a notice quotes runs, scripts and files
-        key = api_key()[0] if box.run_model == ModelKind.REAL else ""
-        text = as_text(box.notice.text, key)
-        start_here.SAY_NOTICE[box.notice.kind](text)
-        # It stays until the next action says something else: a rerun that is no action (a view picked, the
-        # browser's own) must not take away what the last action said.
 
 
 def show_outcome(box: Sandbox, outcome: view.Outcome | None) -> view.Outcome | None:

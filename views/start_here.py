@@ -18,20 +18,18 @@ from agent.page.html_cards import message_html, messages_html, source_html
 from agent.page.keys import KEY_OF, START_KEYS_CAPTION
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
-from agent.page.names import Layout, ModelKind, NoticeKind, OutcomeKind, View
+from agent.page.names import Layout, ModelKind, OutcomeKind, View
 from agent.page.safe_text import as_code, as_text
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
 from agent.page.terms import first_terms
 from views import page_link
+from views.notices import show_notice
 from views.widget_state import mirror
 
 ss = st.session_state
 GRAPH_TURNS = 4  # the run graph beside the loop draws the latest turns
 
-
-# How each kind of notice is drawn (the sandbox's layout draws its notices the same way).
-SAY_NOTICE = {NoticeKind.INFO: st.info, NoticeKind.WARNING: st.warning, NoticeKind.ERROR: st.error}
 
 def layout_row(box: Sandbox, act: Callable[..., Any]) -> None:
     """The two switches every layout shows: All controls, and Predict, then Step."""
@@ -172,8 +170,7 @@ def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Calla
         page_link.copy_link_button(box)
         st.caption(score_line(screen) if box.predicting else "")
     st.progress(screen.progress, text=screen.status)
-    if box.notice:
-        SAY_NOTICE[box.notice.kind](as_text(box.notice.text))
+    show_notice(box)
     record = turn_card(screen)
     question_card(box, screen, act)
     if record is not None and screen.asking is None:
