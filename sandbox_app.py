@@ -19,8 +19,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # the views import each other as `views.*`, wherever the page is started from
     sys.path.insert(0, str(HERE))
 
-from agent.page.html_cards import PAGE_CSS  # noqa: E402  (needs no path, but reads better beside the others)
-from agent.page.navigation import NAVIGATION_HOLD_JS  # noqa: E402
+from views.page_css import PAGE_CSS  # noqa: E402
+from views.page_js import PAGE_JS  # noqa: E402
 
 # The API key is kept by Streamlit only (never in the Sandbox): a widget's value is forgotten when it is not
 # drawn, and the real model's settings are not drawn while another model is picked.
@@ -40,4 +40,6 @@ if page.url_path not in ("", "sandbox") and "sandbox" in st.session_state:
     # Another page's address holds none of the sandbox's screen: back on the sandbox, it is not a Back to a link.
     st.session_state.sandbox.written_query = None
 page.run()
-st.html(NAVIGATION_HOLD_JS, unsafe_allow_javascript=True)  # after the page: a click away waits for a field's text
+# After the page, drawn the same each run: the keys, a click away that waits for a field's text, the cycle opened
+# at its start and Tab in the exercise's editor, each acting where its widgets are.
+st.html(PAGE_JS, unsafe_allow_javascript=True)

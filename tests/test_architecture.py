@@ -95,6 +95,39 @@ def test_the_rule_catches_each_way_of_breaking_it():
     assert broken_rules(None, "from agent.exercise import check_loop", front_door=True) == []
 
 
+STREAMLIT_PAGE_WORDS = ("data-testid", "st-key-", "<script")
+"""What knows Streamlit's page: its elements' test ids, a keyed widget's class, a script injected into it."""
+OWN_PAGE = {"agent/page/player_html.py"}  # writes a page of its own (the player's), whose scripts are its own
+
+
+def code_strings(source: str) -> list[str]:
+    """Every string a module's code holds (f-strings' parts too), its prose left out: docstrings and the like."""
+    tree = ast.parse(source)
+    prose = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose]
+
+
+def streamlit_page_words(source: str) -> list[str]:
+    """The words of Streamlit's page a module's code uses."""
+    return sorted({word for text in code_strings(source) for word in STREAMLIT_PAGE_WORDS if word in text})
+
+
+@pytest.mark.parametrize("path", sorted(str(path.relative_to(ROOT)) for path in (ROOT / "agent" / "page").rglob("*.py")
+                                        if str(path.relative_to(ROOT)) not in OWN_PAGE))
+def test_the_page_wing_knows_nothing_of_streamlits_page(path):
+    """Selectors and scripts for Streamlit's page are in views/; the wing's CSS is only about its own HTML."""
+    assert streamlit_page_words((ROOT / path).read_text(encoding="utf-8")) == [], path
+
+
+def test_the_page_words_are_found_in_code_and_not_in_prose():
+    assert streamlit_page_words('CSS = ".st-key-step button"') == ["st-key-"]
+    assert streamlit_page_words('JS = f"<script>{code}</script>"') == ["<script"]
+    assert streamlit_page_words('def f():\n    return \'[data-testid="stApp"]\'') == ["data-testid"]
+    assert streamlit_page_words('"""A reply holding `<script>` shows as text."""\n# a <script> element') == []
+    assert all((ROOT / path).is_file() for path in OWN_PAGE)
+
+
 def test_importing_the_engine_loads_no_wing():
     import subprocess
     import sys

@@ -14,13 +14,13 @@ from test_page_exercise import at, check, listening_on  # noqa: F401  pytest fix
 
 from agent.exercise import starter_source
 from agent.page.draft import (
-    DRAFT_JS,
     MAX_DRAFT_CHARS,
     RESTORED_WORDS,
     STORAGE_KEY,
     Restored,
     restored_draft,
 )
+from views.draft_keeper import DRAFT_JS
 
 MINE = "def run_agent(task, model, max_turns):\n    return 'mine'\n"
 

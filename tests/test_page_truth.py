@@ -315,3 +315,23 @@ def test_a_console_line_the_loop_never_printed_is_said_to_be_the_page_s():
     for line in screen_of(box).console:
         if line not in own and not any(line.startswith(printed + "   <- ") for printed in own):
             assert line.startswith("<- ") and "a note of the page's" in line, line
+
+
+# ---- issue 35, point 7: one function draws the notice, in both layouts, the API key blanked ----------------------
+
+
+@pytest.mark.parametrize("layout", [Layout.START, Layout.ALL])
+def test_a_notice_that_quotes_the_api_key_shows_no_key_in_either_layout(monkeypatch, layout):
+    from agent.page.sandbox import Notice
+
+    secret = "sk-ant-api03-NEVER-SHOW-THIS-0123456789"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", secret)  # the key in use, though the run is a script's
+    at = full_page() if layout == Layout.ALL else AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30)
+    at = run(at)
+    assert at.session_state["sandbox"].layout == layout
+    at.session_state["sandbox"].notice = Notice.error(f"The service said: invalid x-api-key {secret}")
+    at = run(at)
+    said = [unescaped(e.value) for e in at.error]
+    assert "The service said: invalid x-api-key •••" in said, said
+    shown = [e.value for kind in (at.error, at.warning, at.info, at.success, at.markdown, at.caption) for e in kind]
+    assert not any(secret in text for text in shown)

@@ -17,7 +17,7 @@ from agent.loop import RunState, TurnPath
 from agent.models.hand_model import written_by_hand
 from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import NotPlayable, real_model, run_page, view
-from agent.page.graph import CYCLE_AT_START_JS, LOOP_DIAGRAM_KEY, loop_diagram, run_graph
+from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
 from agent.page.lesson_loop import lesson_source, loop_caption, shown_record
 from agent.page.names import ModelKind
@@ -28,6 +28,7 @@ from agent.real import record_script
 from agent.scripts import ScriptError
 from agent.summary import message_line
 from views import change_the_past  # marks a branch's fork, faults and edits on the graph and the console
+from views.page_js import LOOP_DIAGRAM_KEY
 
 # The run graph draws this many latest turns and folds earlier ones into one node: the browser lays the
 # graph out again on every Step, at a cost that grows with its size (bench/page_step.py measures it).
@@ -145,7 +146,6 @@ def loop_view(screen: Screen) -> None:
     st.html(source_html(lesson_source(record, shown.result if ended else None)))
     with st.container(key=LOOP_DIAGRAM_KEY):  # scrolls sideways rather than shrink, opened where the loop starts
         st.graphviz_chart(loop_diagram(record.path if record else None).source)
-    st.html(CYCLE_AT_START_JS, unsafe_allow_javascript=True)
 
 
 def messages_view(screen: Screen) -> None:

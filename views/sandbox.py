@@ -17,7 +17,7 @@ import streamlit as st
 from agent.loop import Model
 from agent.models.toy import CAN_DO, EXAMPLE_TASKS
 from agent.page import real_model, view
-from agent.page.keys import KEY_OF, KEYS_CAPTION, KEYS_JS, remember_layout_js
+from agent.page.keys import KEY_OF, KEYS_CAPTION
 from agent.page.links import from_query
 from agent.page.names import Layout, ModelKind, NoticeKind, OutcomeKind, View
 from agent.page.safe_text import as_text, scrub
@@ -29,6 +29,8 @@ from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past, page_link, player_view, serving, start_here
 from views.actions import act
+from views.notices import show_notice
+from views.page_js import remember_layout_js
 from views.run_tabs import GRAPH_TURNS, api_key, export_view, loop_view, messages_view, run_view
 from views.widget_state import begun_by_a_widget, mirror, remember_widgets
 
@@ -316,15 +318,6 @@ def sandbox_main() -> None:
     remember_widgets(box)  # a Step's run ends here: the next run compares its widgets with these
 
 
-def show_notice(box: Sandbox) -> None:
-    if box.notice:  # shown as plain text: a notice quotes runs, scripts and files
-        key = api_key()[0] if box.run_model == ModelKind.REAL else ""
-        text = as_text(box.notice.text, key)
-        start_here.SAY_NOTICE[box.notice.kind](text)
-        # It stays until the next action says something else: a rerun that is no action (a view picked, the
-        # browser's own) must not take away what the last action said.
-
-
 def show_outcome(box: Sandbox, outcome: view.Outcome | None) -> view.Outcome | None:
     if outcome is None:
         return None
@@ -373,7 +366,6 @@ def sandbox_view() -> None:
     st.html(remember_layout_js(box.layout.word, bare_visit), unsafe_allow_javascript=True)
     if box.layout == Layout.START:
         start_here_view(box)
-        st.html(KEYS_JS, unsafe_allow_javascript=True)
         remember_widgets(box)
         return
     sidebar(box)
@@ -396,7 +388,6 @@ def sandbox_view() -> None:
     # Drawn only while open (views/change_the_past.py); a real model's fault is asked without a live preview.
     change_the_past.panel(lambda: model_for_this_run(None))
     sandbox_main()
-    st.html(KEYS_JS, unsafe_allow_javascript=True)
     remember_widgets(box)
 
 

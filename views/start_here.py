@@ -19,20 +19,18 @@ from agent.page.keys import KEY_OF, START_KEYS_CAPTION
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
 from agent.page.links import to_query
-from agent.page.names import Layout, ModelKind, NoticeKind, OutcomeKind, View
+from agent.page.names import Layout, ModelKind, OutcomeKind, View
 from agent.page.safe_text import as_code, as_text
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
 from agent.page.terms import first_terms
 from views import page_link, player_view
+from views.notices import show_notice
 from views.widget_state import mirror
 
 ss = st.session_state
 GRAPH_TURNS = 4  # the run graph beside the loop draws the latest turns
 
-
-# How each kind of notice is drawn (the sandbox's layout draws its notices the same way).
-SAY_NOTICE = {NoticeKind.INFO: st.info, NoticeKind.WARNING: st.warning, NoticeKind.ERROR: st.error}
 
 def layout_row(box: Sandbox, act: Callable[..., Any]) -> None:
     """The two switches every layout shows: All controls, and Predict, then Step."""
@@ -171,8 +169,7 @@ def player_page(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None:
         st.button("Redo", icon=":material/redo:", key="redo", type="tertiary", on_click=lambda: act(box.redo),
                   help=f"Take the undone action again (key {KEY_OF['redo']})")
         page_link.copy_link_button(box)
-    if box.notice:
-        SAY_NOTICE[box.notice.kind](as_text(box.notice.text))
+    show_notice(box)
     following = screen.next_scenario
     player_view.draw(box, to_query(box.link()), box.scripts[following.script].title if following else None, act)
     st.caption(PLAYER_KEYS_CAPTION)
@@ -198,8 +195,7 @@ def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Calla
         page_link.copy_link_button(box)
         st.caption(score_line(screen) if box.predicting else "")
     st.progress(screen.progress, text=screen.status)
-    if box.notice:
-        SAY_NOTICE[box.notice.kind](as_text(box.notice.text))
+    show_notice(box)
     record = turn_card(screen)
     question_card(box, screen, act)
     if record is not None and screen.asking is None:

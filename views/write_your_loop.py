@@ -45,8 +45,6 @@ def write_loop_view() -> None:
     st.caption("The lesson's exercise: write `run_agent` yourself. **Check** runs it against every FakeModel "
                "script, in the lesson's order, which refuses a bad request as the API would, and compares it with "
                "the reference loop.")
-    st.html(exercise_view.EXERCISE_CSS)
-    st.html(exercise_view.TAB_KEYS_JS, unsafe_allow_javascript=True)
     wall = protection()
     st.sidebar.caption("The same check in a terminal: `python -m agent check-loop my_loop.py`.")
     st.sidebar.caption(f"{exercise_view.PROTECTION_ICONS.get(wall.kind, '')} **Sandbox: {wall.kind}.** {wall.words}")

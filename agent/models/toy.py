@@ -71,14 +71,15 @@ class _Turn:
 class _Made:
     """One tool call of the conversation so far, with the result the loop sent back."""
 
-    tool: str
+    tool: str | None
+    """The call's name as the conversation holds it (a hand-written reply may leave it out)."""
     input: Any
     result: str
     is_error: bool
 
 
 def _task(messages: list[dict[str, Any]]) -> str:
-    content = messages[0].get("content")
+    content: Any = messages[0].get("content")  # a string or a list of blocks: the request was checked
     if isinstance(content, str):
         return content
     return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
@@ -153,11 +154,11 @@ def _next_turn(task: str, history: list[list[_Made]], tools: set[str]) -> _Turn:
         return _Turn([], CAN_DO)
     got: list[list[list[str]]] = [[] for _ in work]
     for made in history:  # the turns so far, replayed: each must be the calls the toy would have made
-        steps = [(j, calls) for j, calls, _ in _plan(work, got, tools) if calls]
-        if [(c.tool, c.input) for _, calls in steps for c in calls] != [(m.tool, m.input) for m in made]:
+        replayed = [(j, calls) for j, calls, _ in _plan(work, got, tools) if calls]
+        if [(c.tool, c.input) for _, calls in replayed for c in calls] != [(m.tool, m.input) for m in made]:
             return _Turn([], NOT_MINE + "\n" + CAN_DO)
         results = iter(made)
-        for j, calls in steps:
+        for j, calls in replayed:
             got[j].append([next(results).result for _ in calls])
     steps = _plan(work, got, tools)
     calls = [c for _, job_calls, _ in steps for c in job_calls]
@@ -230,7 +231,8 @@ class ToyModel:
         self._checker.require_fields(request_body(options.pop("model", TOY_MODEL_NAME), max_tokens, system, tools,
                                                   options))
         self._checker.require(messages, thinking=thinking_enabled(options))
-        names = {t.get("name") for t in tools or [] if isinstance(t, dict)}
+        # Only a name that is text can match a call's: a tool with none is one the toy cannot call either way.
+        names = {name for t in tools or [] if isinstance(t, dict) and isinstance(name := t.get("name"), str)}
         turn = _next_turn(_task(messages), _calls_so_far(messages), names)
         number = sum(1 for m in messages if m.get("role") == "assistant") + 1
         # Ids are worked out from the conversation, so the same run gives the same ids every time.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 CANNOT = "I cannot"
 """How every decline starts."""
@@ -115,7 +115,7 @@ class Sum(Job):
 
     @property
     def places(self) -> int:
-        return max(0, *(-Decimal(w).as_tuple().exponent for w in self.written))
+        return max(0, *(-cast(int, Decimal(w).as_tuple().exponent) for w in self.written))  # finite: an int
 
     def words(self) -> str:
         return self.written[0] + "".join(f" {s} {w}" for s, w in zip(self.signs, self.written[1:], strict=True))
@@ -123,7 +123,7 @@ class Sum(Job):
     def inexact(self) -> str:
         """Why a floating-point `add`, called as the toy calls it, would not give every partial sum exactly, or ''."""
         too_far = any(abs(Decimal(w).adjusted()) > 20 for w in self.written)  # before any arithmetic on them
-        if too_far or sum(abs(t) for t in self.terms).scaleb(self.places) >= _EXACT_BELOW:
+        if too_far or sum((abs(t) for t in self.terms), Decimal(0)).scaleb(self.places) >= _EXACT_BELOW:
             return "numbers this large or this precise would come back rounded"
         terms = self.terms
         so_far = terms[0]
@@ -145,6 +145,7 @@ class Sum(Job):
                                  f"{short(results[0])!r}, which is not a number.")
         if len(got) < len(terms) - 1:
             so_far = terms[0] if not got else _number(said)
+            assert so_far is not None  # every result was read as a number above
             return Step([Call("add", {"a": as_json_number(so_far), "b": as_json_number(terms[len(got) + 1])})])
         return Step(text=f"{self.words()} is {said}.")  # the number as `add` returned it, never one of the toy's
 

@@ -4,7 +4,7 @@ The editor's text is written to the browser's `localStorage` as the learner type
 the server), and a new session of the page (a reload, a new tab) asks the browser for it once: the draft comes
 back to this page's server session, which puts it in the editor before the editor is drawn, so Check checks it
 and Download downloads it. "Start over" takes it out of the browser again. `views/draft_keeper.py` mounts
-`DRAFT_JS` as a Streamlit component; this module holds its script, its words and the server's side of the
+the browser's script as a Streamlit component; this module holds the words and the server's side of the
 exchange, streamlit-free.
 """
 
@@ -58,13 +58,14 @@ class Restored:
     refused: str | None = None
 
 
-def keeper_data(starter: str, session: str, offer: bool, forget: str | None) -> dict[str, Any]:
+def keeper_data(starter: str, session: str, offer: bool, forget: str | None, editor: str) -> dict[str, Any]:
     """What the page's draft script is given on each run of the page.
 
     `session` names this server session (the script offers the stored draft once a session), `offer` says
     whether the editor still holds the starter and may take a draft, `forget` is the token of the last
-    "Start over" (the script takes the draft out of storage once per token)."""
-    return {"storage_key": STORAGE_KEY, "editor": ".st-key-loop_code textarea", "starter": starter,
+    "Start over" (the script takes the draft out of storage once per token), `editor` is the CSS selector
+    of the editor's text box in the page."""
+    return {"storage_key": STORAGE_KEY, "editor": editor, "starter": starter,
             "session": session, "offer": offer, "forget": forget, "max_chars": MAX_DRAFT_CHARS,
             "delay_ms": SAVE_DELAY_MS, "words": {"kept": KEPT_WORDS, "unkept": UNKEPT_WORDS,
                                                  "too_large": TOO_LARGE_WORDS}}
@@ -86,76 +87,3 @@ def restored_draft(sent: object, editor_now: str, starter: str) -> Restored:
     except UnicodeEncodeError:
         return Restored(None, REFUSED_WORDS.format(reason="it holds broken characters"))
     return Restored(None if sent == starter else sent)
-
-
-# A caption's look, close under the editor; red when the draft is not kept.
-DRAFT_CSS = (".loop-draft-line {font-size: .875rem; line-height: 1.4; color: var(--st-text-color, #31333f); "
-             "opacity: .6; margin: -.5rem 0 0 0;} .loop-draft-line.loop-draft-unkept {color: #c92a2a; opacity: 1;}")
-DRAFT_HTML = '<div class="loop-draft-line" data-testid="loopDraftLine"></div>'
-
-# The browser's side. Module state outlives one call: Streamlit calls the default export again on every change
-# of its data, and again when the view is drawn anew, so each Start over token and each session's offer is
-# acted on once. The input listener is on the document, so it finds the editor however often it is redrawn.
-DRAFT_JS = """
-const done = new Set();
-let settings = null, pending = null, pendingText = null, say = () => {};
-
-const storage = () => { try { return window.localStorage; } catch (error) { return null; } };
-
-function write(text) {
-  pending = null; pendingText = null;
-  const store = storage();
-  if (!settings) return;
-  if (!store) { say("unkept"); return; }
-  try {
-    if (text === settings.starter) store.removeItem(settings.storage_key);
-    else if (text.length > settings.max_chars) { store.removeItem(settings.storage_key); say("too_large"); return; }
-    else store.setItem(settings.storage_key, text);
-    say("kept");
-  } catch (error) {
-    try { store.removeItem(settings.storage_key); } catch (ignored) { /* storage turned off altogether */ }
-    say("unkept");
-  }
-}
-
-function flush() { if (pending !== null) { clearTimeout(pending); write(pendingText); } }
-
-function forget() {
-  if (pending !== null) clearTimeout(pending);
-  pending = null; pendingText = null;
-  const store = storage();
-  try { if (store) store.removeItem(settings.storage_key); } catch (error) { /* nothing kept to forget */ }
-  say("kept");
-}
-
-document.addEventListener("input", (event) => {
-  if (!settings || !(event.target instanceof HTMLTextAreaElement) || !event.target.matches(settings.editor)) return;
-  pendingText = event.target.value;
-  if (pending !== null) clearTimeout(pending);
-  pending = setTimeout(() => write(pendingText), settings.delay_ms);
-}, true);
-window.addEventListener("pagehide", flush);
-document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") flush(); });
-
-export default function ({ data, parentElement, setTriggerValue }) {
-  settings = data;
-  const line = parentElement.querySelector(".loop-draft-line");
-  say = (state) => {
-    if (!line) return;
-    line.textContent = settings.words[state];
-    line.classList.toggle("loop-draft-unkept", state !== "kept");
-  };
-  if (line && !line.textContent) say("kept");
-  if (data.forget && !done.has("forget:" + data.forget)) {
-    done.add("forget:" + data.forget);
-    forget();
-  }
-  if (data.offer && !done.has("offer:" + data.session)) {
-    done.add("offer:" + data.session);
-    const store = storage();
-    let draft = null;
-    try { draft = store ? store.getItem(data.storage_key) : null; } catch (error) { draft = null; }
-    if (draft !== null && draft !== data.starter) setTriggerValue("draft", draft);
-  }
-}
-"""

@@ -25,10 +25,6 @@ from agent.scripts import ScriptError
 from agent.summary import message_line
 
 EXERCISE_CSS = """
-<style>
-.st-key-loop_code textarea {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px;
-  line-height: 1.5; tab-size: 4; white-space: pre; overflow-wrap: normal; overflow-x: auto;
-  background: #fbfcfd;}
 .lx-grid {display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 0 18px; align-items: start;}
 .lx-head {font-size: .8rem; font-weight: 700; color: #52606d; padding: 2px 0 6px 0;}
 .lx-head span {font-weight: 400; color: #7b8794;}
@@ -52,54 +48,8 @@ EXERCISE_CSS = """
 .lx-out > .lx-missing {color: #9aa5b1; font-style: italic;}
 .lx-out > .lx-same {grid-column: 1 / -1; color: #7b8794; font-family: Helvetica, Arial, sans-serif;
   font-size: .75rem; background: #fbfcfd;}
-</style>
 """
-
-# Tab in the code box indents (Shift+Tab takes an indent away, on every selected line); Escape then Tab
-# moves on to the next control, so the keyboard never gets stuck in the box. Plain JavaScript in the page
-# itself (st.html with unsafe_allow_javascript): no component to install, nothing fetched from a CDN.
-TAB_KEYS_JS = """
-<script>
-(() => {
-  const INDENT = "    ";
-  const attach = () => {
-    const area = document.querySelector(".st-key-loop_code textarea");
-    if (!area || area.dataset.tabIndents) return;
-    area.dataset.tabIndents = "1";
-    let leaving = false;
-    area.addEventListener("keydown", (event) => {
-      if (event.key === "Escape") { leaving = true; return; }
-      if (event.key !== "Tab" || leaving || event.ctrlKey || event.altKey || event.metaKey) {
-        leaving = false; return;
-      }
-      event.preventDefault();
-      const text = area.value, start = area.selectionStart, end = area.selectionEnd;
-      const lineStart = text.lastIndexOf("\\n", start - 1) + 1;
-      let value, from, to;
-      if (start === end && !event.shiftKey) {
-        value = text.slice(0, start) + INDENT + text.slice(end);
-        from = to = start + INDENT.length;
-      } else {
-        const stop = end > start && text[end - 1] === "\\n" ? end - 1 : end;
-        const lines = text.slice(lineStart, stop).split("\\n");
-        const changed = lines.map((line) => event.shiftKey ? line.replace(/^ {1,4}/, "") : INDENT + line);
-        const block = changed.join("\\n");
-        value = text.slice(0, lineStart) + block + text.slice(stop);
-        const shift = changed[0].length - lines[0].length;
-        from = start === end ? Math.max(lineStart, start + shift) : lineStart;
-        to = start === end ? from : lineStart + block.length;
-      }
-      const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
-      setter.call(area, value);
-      area.dispatchEvent(new Event("input", {bubbles: true}));
-      area.setSelectionRange(from, to);
-    });
-  };
-  attach();
-  new MutationObserver(attach).observe(document.body, {childList: true, subtree: true});
-})();
-</script>
-"""
+"""The rules of the HTML this module writes; `views/page_css.py` puts them in the page's style sheet."""
 
 # How each verdict reads in a script's row.
 VERDICT_WORDS = {"pass": "pass", "output": "output differs", "bad_request": "bad request",

@@ -261,32 +261,3 @@ def loop_diagram(taken: TurnPath | None) -> Digraph:
     for upper, lower in STACKED:
         graph.edge(upper, lower, style="invis")
     return graph
-
-
-LOOP_DIAGRAM_KEY = "loop_cycle"
-"""The key of the box the page draws the cycle in: `CYCLE_AT_START_JS` finds it by it."""
-# A cycle wider than its column (at 900 px) scrolls sideways, and a box scrolled to its left edge hides where
-# the loop begins, drawn in the middle. Each time the page draws the cycle anew, its box is scrolled so the first
-# node (`start`, "messages = [task]") stands in the middle of the view; the learner scrolls on from there.
-CYCLE_AT_START_JS = """
-<script>
-(() => {
-  if (window.__loopSandboxCycleAtStart) return;
-  window.__loopSandboxCycleAtStart = true;
-  const open = () => {
-    for (const chart of document.querySelectorAll('.st-key-__KEY__ [data-testid="stGraphVizChart"]')) {
-      const svg = chart.querySelector("svg");
-      if (!svg || svg.dataset.openedAtStart || !chart.clientWidth) continue;
-      const start = Array.from(svg.querySelectorAll("g.node"))
-        .find((node) => (node.querySelector("title") || {}).textContent === "start");
-      if (!start) continue;
-      svg.dataset.openedAtStart = "1";
-      const box = chart.getBoundingClientRect(), node = start.getBoundingClientRect();
-      chart.scrollLeft += node.left + node.width / 2 - (box.left + chart.clientWidth / 2);
-    }
-  };
-  new MutationObserver(open).observe(document.body, {childList: true, subtree: true});
-  open();
-})();
-</script>
-""".replace("__KEY__", LOOP_DIAGRAM_KEY)

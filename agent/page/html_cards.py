@@ -1,6 +1,7 @@
 """HTML for the parts of the page that widgets do not draw well: message cards and the loop's code.
 
-Plain strings, no streamlit: the page passes them to `st.html`. Every piece of
+Plain strings, no streamlit: the page passes them to `st.html` (its CSS for Streamlit's own elements is
+`views/page_css.py`; this module's CSS is only about the HTML it writes). Every piece of
 text that comes from a run (a task, a tool's input, a model's words) is escaped,
 so a reply holding `<script>` shows as those characters and does nothing.
 """
@@ -90,41 +91,6 @@ CARDS_CSS = """
 .ls-num {color: #0550ae;} .ls-def {color: #8250df; font-weight: 600;}
 """
 """The cards' and the lit code's own rules: the page and the player both draw this HTML."""
-
-PAGE_CSS = """
-<style>
-[data-testid="stMainBlockContainer"] {padding-top: 2.2rem;}
-/* Streamlit frames the whole main area while it holds the focus, and a click on the page's background puts the
-   focus there: the next key (S, E, an arrow) draws a grey frame round everything. The area is no control; the
-   controls keep their own focus rings. */
-main[data-testid="stMain"]:focus-visible::before {display: none;}
-/* A diagram keeps the size it was laid out at, its text at reading size, rather than shrink. One wider than its
-   column scrolls sideways in a box of its own, no wider than the diagram: a scrollbar always drawn, and a shadow
-   on each edge that has more beyond it (a scrollbar shown only while scrolling would give no sign of it). */
-[data-testid="stGraphVizChart"] {overflow-x: auto; overflow-y: hidden; max-width: 100%; width: fit-content;
-  scrollbar-width: auto; scrollbar-color: #9aa5b1 #f1f3f5;
-  background: linear-gradient(to right, #ffffff 30%, rgba(255, 255, 255, 0)) left / 32px 100% no-repeat local,
-    linear-gradient(to left, #ffffff 30%, rgba(255, 255, 255, 0)) right / 32px 100% no-repeat local,
-    radial-gradient(farthest-side at 0 50%, rgba(31, 41, 51, .3), transparent) left / 14px 100% no-repeat scroll,
-    radial-gradient(farthest-side at 100% 50%, rgba(31, 41, 51, .3), transparent) right / 14px 100% no-repeat scroll;}
-[data-testid="stGraphVizChart"] svg {max-width: none !important;}
-[data-testid="stGraphVizChart"] svg text {font-size: 13px !important;}
-/* The run graph's box is as tall as the graph, up to the 640 px the page gives it (a box that follows the newest
-   turn needs a height), and scrolls beyond that: a short graph leaves no blank box under it. */
-[class*="st-key-run_graph_box"], :has(> [class*="st-key-run_graph_box"]) {height: auto !important;
-  flex: 0 1 auto !important; max-height: 640px;}
-/* The branch picker and the branch map wrap under each other when the panel is too narrow for both. */
-.st-key-change_the_past [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]
-  [data-testid="stGraphVizChart"]) {flex-wrap: wrap;}
-.st-key-change_the_past [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]
-  [data-testid="stGraphVizChart"]) > [data-testid="stColumn"] {min-width: min(100%, 300px);}
-/* Side-by-side columns of the views wrap under each other when the page is too narrow for both. */
-.st-key-view_area [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"]) {flex-wrap: wrap;}
-.st-key-view_area [data-testid="stColumn"] {min-width: min(100%, 340px);}
-/* Buttons keep their words on narrow screens: they wrap onto a new row instead of losing them. */
-.st-key-step_row button p, .st-key-loop_buttons button p {white-space: nowrap;}
-""" + CARDS_CSS + """</style>
-"""
 
 
 def escape(text: Any) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.branches import MAIN, RunTree
 from agent.loop import Model, RunState, reopen, run_to_end
@@ -47,6 +47,9 @@ from agent.page.sandbox_values import (
 from agent.page.view import settings_of
 from agent.scripts import Script, ScriptError, parse_script_text
 from agent.tools import TOOLS
+
+if TYPE_CHECKING:  # the real wing, loaded only when a real model is picked
+    from agent.real import AnthropicModel
 
 __all__ = ["MAX_TOKENS_ON_PAGE", "MAX_TURNS_ON_PAGE", "VIEWS", "ModelKind", "Notice", "Sandbox", "Settings"]
 
@@ -345,7 +348,7 @@ class Sandbox(History, ChangeThePast, Predicting):
             self._ask_after_turn()
         return said
 
-    def send_anyway(self, real: Model) -> Notice | None:
+    def send_anyway(self, real: AnthropicModel) -> Notice | None:
         """Send, as it is, the request the pre-flight check refused (the real model only)."""
         def act() -> Notice | None:
             reopen(self.run)

@@ -16,6 +16,8 @@ from agent.page.sandbox_values import (
 class Predicting:
     """The Sandbox's questions, answers and path of scenarios."""
 
+    notice: Notice | None  # the Sandbox's field (declared there), which a layout's switch clears
+
     # ------------------------------------------------------------ predict, then step
 
     def _turn_key(self) -> str:
