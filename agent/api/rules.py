@@ -69,8 +69,10 @@ def message_problems(messages: list[Any], i: int, mode: str, version: str, beta:
         if mode == "real-api" and (beta or beta_endpoint):
             return system_message_problems(messages, i, beta), "system"
         return [SYSTEM_ROLE], None
+    if not isinstance(message, dict):  # the API's words (DataDog/dd-trace-py's anthropic_completion_error cassette)
+        return [f"messages.{i}: Input does not match the expected shape."], None
     problems = schema.problems(message, schema.message_node(beta), f"messages.{i}")
-    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+    if message.get("role") not in ("user", "assistant"):
         return problems, None
     role, content = message["role"], message.get("content")
     if not isinstance(content, str | list):
