@@ -120,7 +120,9 @@ def system_message_problems(messages: list[Any], i: int, named_beta: bool) -> li
     if not named_beta:
         for j, block in enumerate(_blocks(message.get("content") if isinstance(message, dict) else None)):
             if isinstance(block, dict) and block.get("type") != "text":
-                problems.append(f"messages.{i}.content.{j}: Input tag {block.get('type')!r} found using 'type' "
+                where = f"messages.{i}.content.{j}"
+                problems = [p for p in problems if not p.startswith(f"{where}.")]  # the tag is what is wrong
+                problems.append(f"{where}: Input tag {block.get('type')!r} found using 'type' "
                                 "does not match any of the expected tags: 'text'")
     after = messages[i + 1] if i + 1 < len(messages) else None
     if isinstance(after, dict) and after.get("role") == "user":
