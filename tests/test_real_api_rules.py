@@ -205,3 +205,12 @@ def test_the_beta_endpoint_alone_unlocks_no_beta_field():
     assert check_body(edits, "real-api", betas=(BETA_ENDPOINT,)) == [
         "context_management: Extra inputs are not permitted"]
     assert check_body(edits, "real-api", betas=(BETA_ENDPOINT, "context-management-2025-06-27")) == []
+
+
+def test_with_thinking_on_the_rule_before_the_last_tool_results_sees_past_a_final_system_message():
+    from agent.api.requests import BETA_ENDPOINT
+
+    dropped = [{"role": "user", "content": "Look it up, then add 2 and 2."}, {"role": "assistant", "content": [ADD]},
+               ADDED, SYSTEM_MESSAGE]
+    assert check_body(body(dropped, thinking=THINKING_ON), "real-api", betas=(BETA_ENDPOINT,))[0].startswith(
+        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`.")

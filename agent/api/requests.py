@@ -394,6 +394,11 @@ class RequestChecker:
         The newer "preserved thinking" prefix check (a block is invalid when anything before it changed) is not
         modelled.
         """
+        if messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "system":
+            end = len(messages)  # system messages at the end (beta types) stand before the reply: judge what precedes
+            while end and isinstance(messages[end - 1], dict) and messages[end - 1].get("role") == "system":
+                end -= 1
+            messages = messages[:end]
         if not messages or not all(isinstance(m, dict) for m in messages[-2:]):
             return []
         # Real-API mode judges the merged turns, numbered as the API numbers them; lesson mode has one message a turn.
