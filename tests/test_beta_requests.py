@@ -48,6 +48,10 @@ def test_check_request_takes_the_betas_a_request_names():
 
     assert check("--beta", CONTEXT_MANAGEMENT).stdout == "ok\n"
     assert check().stdout == "bad request: context_management: Extra inputs are not permitted\n"
+    assert check("--beta-endpoint").stdout == "bad request: context_management: Extra inputs are not permitted\n"
+    body = json.dumps({**ASK, "messages": [*ASK["messages"], {"role": "system", "content": "Be brief."}]})
+    assert check("--beta-endpoint").stdout == "ok\n"  # `?beta=true` takes a system message with no beta named
+    assert check().stdout.startswith('bad request: messages: Unexpected role "system".')
 
 
 @pytest.mark.parametrize("in_process", [False, True])
