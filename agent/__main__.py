@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from agent.api.requests import API_VERSIONS, LATEST_VERSION, MODES, check_body
+from agent.api.requests import API_VERSIONS, BETA_ENDPOINT, LATEST_VERSION, MODES, check_body
 from agent.loop import RunState, TurnRecord, run_to_end
 from agent.models.fake import FakeModel
 from agent.scripts import ScriptError, builtin_names, load_script
@@ -180,8 +180,8 @@ def cmd_check_request(args: argparse.Namespace) -> int:
         body = parse_json(read_limited(sys.stdin.buffer, "-"), "-")  # "-" names standard input, as typed
     else:
         body = load_json_file(args.file)
-    problems = check_body(body, args.mode, args.api_version, "count_tokens" if args.count_tokens else "create",
-                          tuple(args.beta or ()))
+    betas = tuple(args.beta or ()) + ((BETA_ENDPOINT,) if args.beta_endpoint else ())
+    problems = check_body(body, args.mode, args.api_version, "count_tokens" if args.count_tokens else "create", betas)
     for problem in problems:
         print(f"bad request: {printable(problem, len(problem))}")  # one line, whatever a field name holds
     if not problems:
@@ -265,6 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--count-tokens", action="store_true", help="check it as a /v1/messages/count_tokens body")
     check.add_argument("--beta", action="append", metavar="NAME",
                        help="a beta the request names in anthropic-beta (repeatable): check it against the beta types")
+    check.add_argument("--beta-endpoint", action="store_true",
+                       help="it went to /v1/messages?beta=true (each client.beta.messages call), even with no beta")
     check.set_defaults(handler=cmd_check_request)
 
     loop = commands.add_parser("check-loop", help="check your own run_agent (the exercise) against the scripts")

@@ -151,7 +151,7 @@ def read_sdk_schema() -> dict[str, Any]:
 def read_sdk_beta_schema() -> dict[str, Any]:
     """The beta request schema (`client.beta.messages.create` and `.count_tokens`) as the installed SDK gives it."""
     import anthropic
-    from anthropic.types.beta import message_count_tokens_params, message_create_params
+    from anthropic.types.beta import BetaJSONOutputFormatParam, message_count_tokens_params, message_create_params
 
     reader = _Reader()
     names = {}
@@ -164,6 +164,10 @@ def read_sdk_beta_schema() -> dict[str, Any]:
         names[endpoint] = f"Beta{name}"
         reader.definitions[names[endpoint]] = spec
     reader.definitions[names["create"]]["fields"]["stream"] = "bool"
+    # The API still takes `output_format` (the SDK's own docstrings name requests "with `output_format` set"; its
+    # `parse` helper moves it into `output_config.format`), and traceloop/openllmetry recorded a 200 for it.
+    reader.definitions[names["create"]]["fields"]["output_format"] = {
+        "union": [{"ref": reader.define(BetaJSONOutputFormatParam)}, "null"]}
     return {"sdk_version": anthropic.__version__, "api_version": anthropic._constants.ANTHROPIC_API_VERSION,
             **names, "definitions": reader.definitions}
 

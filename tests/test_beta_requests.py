@@ -48,6 +48,10 @@ def test_check_request_takes_the_betas_a_request_names():
 
     assert check("--beta", CONTEXT_MANAGEMENT).stdout == "ok\n"
     assert check().stdout == "bad request: context_management: Extra inputs are not permitted\n"
+    assert check("--beta-endpoint").stdout == "bad request: context_management: Extra inputs are not permitted\n"
+    body = json.dumps({**ASK, "messages": [*ASK["messages"], {"role": "system", "content": "Be brief."}]})
+    assert check("--beta-endpoint").stdout == "ok\n"  # `?beta=true` takes a system message with no beta named
+    assert check().stdout.startswith('bad request: messages: Unexpected role "system".')
 
 
 @pytest.mark.parametrize("in_process", [False, True])
@@ -63,3 +67,24 @@ def test_the_stand_in_serves_the_sdks_beta_client_and_refuses_a_beta_field_witho
                                            "message": "context_management: Extra inputs are not permitted"}
     assert client.messages.create(**ASK).content[0].text == "hi"  # and the plain client as before
     assert [heard.status for heard in api.requests] == [200, 400, 200]
+
+
+@pytest.mark.parametrize("in_process", [False, True])
+def test_the_stand_in_takes_a_system_message_on_the_beta_endpoint_with_no_beta_named(stand_in_api, in_process):
+    # pydantic/pydantic-ai's mid-conversation system cassettes: `?beta=true`, no beta named. SDK 2.14 keeps
+    # `beta=true` as an inner qualifier and no longer puts it in the URL; older SDKs (those recordings) did, so the
+    # test asks for the query itself.
+    from agent.api.rules import SYSTEM_ROLE
+
+    api = stand_in_api(replies=REPLIES, in_process=in_process, mode="real-api", check_at_end=False)
+    client = api.client(max_retries=0)
+    messages = [*ASK["messages"], {"role": "system", "content": [{"type": "text", "text": "Be brief."}]}]
+    beta_endpoint = {"extra_query": {"beta": "true"}}
+    assert client.beta.messages.create(**{**ASK, "messages": messages}, **beta_endpoint).content[0].text == "hi"
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        client.messages.create(**{**ASK, "messages": messages})  # the plain endpoint knows no system message
+    assert refused.value.body["error"]["message"] == SYSTEM_ROLE
+    with pytest.raises(anthropic.BadRequestError) as refused:  # nor does `?beta=true` alone unlock a beta field
+        client.beta.messages.create(**ASK, context_management=EDITS, **beta_endpoint)
+    assert refused.value.body["error"]["message"] == "context_management: Extra inputs are not permitted"
+    assert [heard.status for heard in api.requests] == [200, 400, 400]

@@ -114,3 +114,103 @@ def test_with_thinking_on_real_api_mode_judges_the_merged_turns_before_the_last_
                {"role": "assistant", "content": [thought("x", signing.sign("x")), {"type": "text", "text": "ok"}]}]
     assert check_body(body(prefill), "real-api")[0].startswith(
         "messages.1.content.1: When thinking is disabled, an `assistant` message in the final position")
+
+
+SEARCH = {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "duration"}}
+ADD = {"type": "tool_use", "id": "toolu_01", "name": "add", "input": {"a": 2, "b": 2}}
+ADDED = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "4"}]}
+OPEN_SEARCH = ("messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+               "srvtoolu_01. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+
+
+def test_a_server_call_in_flight_is_taken_while_only_client_tool_results_follow_it():
+    # pydantic/pydantic-ai's test_unpaired_native_tool_calls: accepted with only tool results after the call,
+    # refused once a turn with any other content follows.
+    in_flight = [{"role": "user", "content": "Look it up, then add 2 and 2."},
+                 {"role": "assistant", "content": [SEARCH, ADD]}, ADDED]
+    assert check_body(body(in_flight), "real-api") == []
+    followed = [*in_flight, {"role": "assistant", "content": "It is 4."}, {"role": "user", "content": "And?"}]
+    assert check_body(body(followed), "real-api") == [OPEN_SEARCH.format(i=1)]
+    with_text = [*in_flight[:2], {"role": "user", "content": [*ADDED["content"], {"type": "text", "text": "go"}]}]
+    assert check_body(body(with_text), "real-api") == [OPEN_SEARCH.format(i=1)]
+    mcp = {"type": "mcp_tool_use", "id": "mcptoolu_01", "name": "ask", "server_name": "docs", "input": {}}
+    mcp_open = [in_flight[0], {"role": "assistant", "content": [mcp, ADD]}, *followed[2:]]
+    assert check_body(body(mcp_open), "real-api", betas=("mcp-client-2025-04-04",))[0].endswith(
+        "after: mcptoolu_01. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+
+
+def test_an_incremental_check_refuses_a_server_call_once_the_conversation_moves_past_it():
+    from agent.api.requests import RequestChecker
+
+    checker = RequestChecker("real-api")
+    messages = [{"role": "user", "content": "Look it up, then add 2 and 2."},
+                {"role": "assistant", "content": [SEARCH, ADD]}, ADDED]
+    assert checker.check(messages) == []
+    messages += [{"role": "assistant", "content": "It is 4."}, {"role": "user", "content": "And?"}]
+    assert checker.check(messages) == [OPEN_SEARCH.format(i=1)]
+    assert checker.from_start == 1  # the second request was checked from the last turn on, and still caught it
+
+
+def test_real_api_mode_judges_the_merged_turn_numbered_as_the_api_numbers_it():
+    question = {"role": "user", "content": "Look it up."}
+    merged_users = [question, {"role": "user", "content": "Please."}, {"role": "assistant", "content": [SEARCH]},
+                    {"role": "user", "content": "Thanks."}]
+    assert check_body(body(merged_users), "real-api") == [OPEN_SEARCH.format(i=1)]
+    result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []}
+    answered_later = [question, {"role": "assistant", "content": [SEARCH]}, {"role": "assistant", "content": [result]},
+                      {"role": "user", "content": "Thanks."}]
+    assert check_body(body(answered_later), "real-api") == []  # one merged turn holds the call and its result
+    signed = thought("Hm.", signing.sign("Hm."))
+    thinking_then_more = [question, {"role": "assistant", "content": [signed]},
+                          {"role": "assistant", "content": [{"type": "text", "text": "Found it."}]},
+                          {"role": "user", "content": "Thanks."}]
+    assert check_body(body(thinking_then_more), "real-api") == []  # the merged turn ends with text
+    assert check_body(body(thinking_then_more), "lesson")[0] == \
+        "The final block in an assistant message cannot be `thinking`."
+    ends_thinking = [question, {"role": "assistant", "content": [{"type": "text", "text": "So"}]},
+                     {"role": "assistant", "content": [signed]}, {"role": "user", "content": "Thanks."}]
+    assert check_body(body(ends_thinking), "real-api") == [
+        "The final block in an assistant message cannot be `thinking`."]
+
+
+SYSTEM_MESSAGE = {"role": "system", "content": [{"type": "text", "text": "Answer with type annotations."}]}
+
+
+def test_a_system_message_inside_messages_is_taken_on_the_beta_endpoint_and_refused_on_the_plain_one():
+    from agent.api.requests import BETA_ENDPOINT
+    from agent.api.rules import SYSTEM_ROLE
+
+    # pydantic/pydantic-ai's mid-conversation system cassettes: before the reply, or before another system message.
+    history = [{"role": "user", "content": "Review it."}, {"role": "assistant", "content": "Looks fine."},
+               {"role": "user", "content": "Again."}, SYSTEM_MESSAGE]
+    assert check_body(body(history), "real-api", betas=(BETA_ENDPOINT,)) == []
+    assert check_body(body([*history, SYSTEM_MESSAGE]), "real-api", betas=(BETA_ENDPOINT,)) == []
+    assert check_body(body(history), "real-api") == [SYSTEM_ROLE]
+    assert check_body(body(history), "lesson", betas=(BETA_ENDPOINT,)) == [SYSTEM_ROLE]
+    before_user = [*history[:2], SYSTEM_MESSAGE, history[2]]
+    assert check_body(body(before_user), "real-api", betas=(BETA_ENDPOINT,)) == [
+        "messages.2: a `system` message must come right before an `assistant` message, another `system` message, "
+        "or at the end of `messages`"]
+    addition = {"role": "system", "content": [{"type": "tool_addition", "tool_name": "add"}]}
+    assert check_body(body([*history[:3], addition]), "real-api", betas=(BETA_ENDPOINT,)) == [
+        "messages.3.content.0: Input tag 'tool_addition' found using 'type' does not match any of the expected "
+        "tags: 'text'"]
+
+
+def test_the_beta_endpoint_alone_unlocks_no_beta_field():
+    from agent.api.requests import BETA_ENDPOINT
+
+    edits = body([{"role": "user", "content": "hi"}],
+                 context_management={"edits": [{"type": "clear_tool_uses_20250919"}]})
+    assert check_body(edits, "real-api", betas=(BETA_ENDPOINT,)) == [
+        "context_management: Extra inputs are not permitted"]
+    assert check_body(edits, "real-api", betas=(BETA_ENDPOINT, "context-management-2025-06-27")) == []
+
+
+def test_with_thinking_on_the_rule_before_the_last_tool_results_sees_past_a_final_system_message():
+    from agent.api.requests import BETA_ENDPOINT
+
+    dropped = [{"role": "user", "content": "Look it up, then add 2 and 2."}, {"role": "assistant", "content": [ADD]},
+               ADDED, SYSTEM_MESSAGE]
+    assert check_body(body(dropped, thinking=THINKING_ON), "real-api", betas=(BETA_ENDPOINT,))[0].startswith(
+        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`.")

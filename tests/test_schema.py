@@ -330,7 +330,7 @@ def test_with_thinking_on_a_plain_text_reply_before_the_results_is_named_as_text
 
 def test_the_thinking_rule_still_applies_when_an_earlier_message_is_not_an_object():
     problems = check_body(body([USER, 42, *turn(call())[1:]], thinking=THINKING_ON), "real-api")
-    assert problems[0] == "messages.1: Input should be a valid dictionary"
+    assert problems[0] == "messages.1: Input does not match the expected shape."  # the API's words, recorded
     assert problems[-1] == NO_THINKING_FIRST.format(i=2, found="tool_use")
 
 

@@ -31,15 +31,29 @@ from operator import itemgetter
 from typing import Any
 
 from agent.api import limits, schema, signing, watched
-from agent.api.rules import ID_PATTERN, Turn, blocks_of, check_final, check_pair, message_problems
+from agent.api.rules import (
+    ID_PATTERN,
+    Turn,
+    blocks_of,
+    check_final,
+    check_pair,
+    message_problems,
+    only_tool_results,
+    server_calls_open,
+    server_calls_unanswered,
+    turn_problems,
+)
 
 MODES = ("lesson", "real-api")
-__all__ = ["API_VERSIONS", "ID_PATTERN", "LATEST_VERSION", "MODES", "OLD_VERSION", "RequestChecker", "RequestRejected",
-           "as_message_list", "check_body", "check_messages", "request_body", "thinking_enabled"]
+__all__ = ["API_VERSIONS", "BETA_ENDPOINT", "ID_PATTERN", "LATEST_VERSION", "MODES", "OLD_VERSION", "RequestChecker",
+           "RequestRejected", "as_message_list", "check_body", "check_messages", "request_body", "thinking_enabled"]
 OLD_VERSION = "2023-06-01"
 LATEST_VERSION = "2026-10-21"
 """What SDK 2.x sends in `anthropic-version`; the FakeModel and the page check by it."""
 API_VERSIONS = (OLD_VERSION, LATEST_VERSION)
+BETA_ENDPOINT = "beta=true"
+"""Stands in a request's betas for the beta endpoint's query (`/v1/messages?beta=true`, every `client.beta.messages`
+call): alone it unlocks only what recordings show the API took there with no beta named (a `system` message)."""
 _content = itemgetter("content")
 
 
@@ -91,7 +105,8 @@ class RequestChecker:
         self.mode, self.version = mode, version
         self.verify_signatures = verify_signatures
         self.betas = tuple(betas)
-        """The betas the request names (`anthropic-beta`): with any, the body is checked against the beta types."""
+        """The betas the request names (`anthropic-beta`): with any, the body is checked against the beta types.
+        `BETA_ENDPOINT` among them says it came to `?beta=true`."""
         """Whether a thinking block's signature must be the sandbox's (or one a script gave) for its text."""
         self.checked = 0
         """Requests checked so far."""
@@ -103,6 +118,11 @@ class RequestChecker:
         """(thinking, signature) pairs a script gave: a recorded real run's signatures hold for their text."""
         self._accepted_body: dict[str, Any] | None = None
         self._reset()
+
+    @property
+    def named_beta(self) -> bool:
+        """Whether the request names a beta in `anthropic-beta` (any one unlocks the beta types)."""
+        return any(beta != BETA_ENDPOINT for beta in self.betas)
 
     def use_betas(self, betas: tuple[str, ...]) -> None:
         """Check the next requests as naming these betas; what was proved under the others is proved again."""
@@ -202,7 +222,7 @@ class RequestChecker:
         """
         if body == self._accepted_body:
             return
-        problems = schema.body_problems(body, sampling=self.version == OLD_VERSION, beta=bool(self.betas))
+        problems = schema.body_problems(body, sampling=self.version == OLD_VERSION, beta=self.named_beta)
         if not problems and self.mode == "real-api":
             problems = limits.field_problems(body)
         if problems:
@@ -221,7 +241,7 @@ class RequestChecker:
             return self.check(body)
         if not isinstance(body, dict):
             return ["body: a request is a JSON object with a messages list"]
-        problems = schema.body_problems(body, endpoint, sampling=self.version == OLD_VERSION, beta=bool(self.betas))
+        problems = schema.body_problems(body, endpoint, sampling=self.version == OLD_VERSION, beta=self.named_beta)
         if self.mode == "real-api" and not problems:
             problems = limits.field_problems(body) + limits.size_problems(body)
         if "messages" in body:
@@ -259,8 +279,21 @@ class RequestChecker:
             problems.append('messages: first message must use the "user" role')
         previous = self._turn_before(messages, start) if start else None
         last: Turn | None = None
+        # Real-API mode: a server call left without its result is taken while only client tool results follow it
+        # (its result is still in flight; measured by pydantic/pydantic-ai's test_unpaired_native_tool_calls).
+        in_flight: tuple[Turn, list[Any]] | None = None
+        if previous is not None and previous.role == "assistant" and self.mode == "real-api":
+            in_flight = (previous, server_calls_open(previous)) if server_calls_open(previous) else None
         for turn in self._turns(messages, start, problems):
             check_pair(previous, turn, problems)
+            if self.mode == "real-api":
+                if in_flight is not None and not only_tool_results(turn):
+                    problems.append(server_calls_unanswered(*in_flight))
+                    in_flight = None
+                if turn.role == "assistant":
+                    problems.extend(turn_problems(turn))
+                    open_ids = server_calls_open(turn)
+                    in_flight = (turn, open_ids) if open_ids else None
             turn_ids: set[str] = set()  # real-API mode: an id is unique within the message the API merges
             for i, j, block in turn.blocks:
                 if not isinstance(block, dict):
@@ -290,8 +323,15 @@ class RequestChecker:
             if i < known and messages[i].get("role") == "user":  # no rule of one user message hangs on its place
                 role = "user"
             else:
-                own, role = message_problems(messages, i, self.mode, self.version, bool(self.betas))
+                own, role = message_problems(messages, i, self.mode, self.version, self.named_beta,
+                                             BETA_ENDPOINT in self.betas)
                 problems.extend(own)
+            if role == "system":  # real-API mode, beta types: it merges with none and the API counts it
+                number += 1
+                if current is not None:
+                    yield current
+                current = None
+                continue
             if role is None:
                 if self.mode == "real-api":  # a message the schema refused keeps its own number and merges with none
                     number += 1
@@ -354,6 +394,11 @@ class RequestChecker:
         The newer "preserved thinking" prefix check (a block is invalid when anything before it changed) is not
         modelled.
         """
+        if messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "system":
+            end = len(messages)  # system messages at the end (beta types) stand before the reply: judge what precedes
+            while end and isinstance(messages[end - 1], dict) and messages[end - 1].get("role") == "system":
+                end -= 1
+            messages = messages[:end]
         if not messages or not all(isinstance(m, dict) for m in messages[-2:]):
             return []
         # Real-API mode judges the merged turns, numbered as the API numbers them; lesson mode has one message a turn.

@@ -58,14 +58,21 @@ def blocks_of(content: Any) -> list[Any]:
 _blocks = blocks_of
 
 
-def message_problems(messages: list[Any], i: int, mode: str, version: str,
-                     beta: bool = False) -> tuple[list[str], str | None]:
-    """Problems of message i on its own (against the beta types when `beta`), and its role if it has a usable one."""
+def message_problems(messages: list[Any], i: int, mode: str, version: str, beta: bool = False,
+                     beta_endpoint: bool = False) -> tuple[list[str], str | None]:
+    """Problems of message i on its own (against the beta types when `beta`), and its role if it has a usable one.
+
+    `beta_endpoint`: the request came to `?beta=true` with no beta named, which takes `system` messages of text.
+    """
     message = messages[i]
     if isinstance(message, dict) and message.get("role") == "system":
+        if mode == "real-api" and (beta or beta_endpoint):
+            return system_message_problems(messages, i, beta), "system"
         return [SYSTEM_ROLE], None
+    if not isinstance(message, dict):  # the API's words (DataDog/dd-trace-py's anthropic_completion_error cassette)
+        return [f"messages.{i}: Input does not match the expected shape."], None
     problems = schema.problems(message, schema.message_node(beta), f"messages.{i}")
-    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+    if message.get("role") not in ("user", "assistant"):
         return problems, None
     role, content = message["role"], message.get("content")
     if not isinstance(content, str | list):
@@ -93,28 +100,67 @@ def message_problems(messages: list[Any], i: int, mode: str, version: str,
             # Migration guide to 2026-10-21: a document block directly in an assistant message is refused.
             problems.append(f"{where}: a `document` block in an `assistant` message is not accepted by API "
                             "version 2026-10-21")
-    if role == "assistant":
-        blocks = _blocks(content)
-        if blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "thinking":
-            problems.append("The final block in an assistant message cannot be `thinking`.")
-        if mode == "real-api" and not final_assistant:  # a final one may be a paused turn the API goes on with
-            server_calls_unanswered(i, blocks, problems)
+    if mode == "lesson" and role == "assistant":  # real-API mode judges the merged turn (`turn_problems`)
+        turn = Turn(role, i, i)
+        turn.add(i, content)
+        problems.extend(turn_problems(turn))
     return problems, role
 
 
-def server_calls_unanswered(i: int, blocks: list[Any], problems: list[str]) -> None:
-    """A server tool's call (`server_tool_use`) is answered by its result block later in the same message."""
+def system_message_problems(messages: list[Any], i: int, named_beta: bool) -> list[str]:
+    """A `system` message inside `messages` (the beta types; real-API mode): its shape, and where it stands.
+
+    Recorded (pydantic/pydantic-ai's mid-conversation system cassettes, 2026): the API takes one right before an
+    assistant message, before another system message, or at the end. One a user message follows is refused (the
+    API's words are not recorded; these are the sandbox's). On the beta endpoint with no beta named, the recordings
+    show text blocks only (pydantic-ai names a beta for its `tool_addition` blocks).
+    """
+    message = messages[i]
+    problems = schema.problems(message, schema.system_message_node(), f"messages.{i}")
+    if not named_beta:
+        for j, block in enumerate(_blocks(message.get("content") if isinstance(message, dict) else None)):
+            if isinstance(block, dict) and block.get("type") != "text":
+                where = f"messages.{i}.content.{j}"
+                problems = [p for p in problems if not p.startswith(f"{where}.")]  # the tag is what is wrong
+                problems.append(f"{where}: Input tag {block.get('type')!r} found using 'type' "
+                                "does not match any of the expected tags: 'text'")
+    after = messages[i + 1] if i + 1 < len(messages) else None
+    if isinstance(after, dict) and after.get("role") == "user":
+        problems.append(f"messages.{i}: a `system` message must come right before an `assistant` message, "
+                        "another `system` message, or at the end of `messages`")
+    return problems
+
+
+def turn_problems(turn: Turn) -> list[str]:
+    """The rules of one assistant turn's own blocks (real-API mode: the turn as the API merges it)."""
+    blocks = [block for _, _, block in turn.blocks]
+    if blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "thinking":
+        return ["The final block in an assistant message cannot be `thinking`."]
+    return []
+
+
+def server_calls_open(turn: Turn) -> list[Any]:
+    """The ids of a turn's server-side calls (`server_tool_use`, `mcp_tool_use`) with no result block after them."""
     open_ids: list[Any] = []
-    for block in blocks:
+    for _, _, block in turn.blocks:
         if not isinstance(block, dict):
             continue
-        if block.get("type") == "server_tool_use":
+        if block.get("type") in ("server_tool_use", "mcp_tool_use"):
             open_ids.append(block.get("id"))
         elif str(block.get("type")).endswith("_tool_result") and block.get("tool_use_id") in open_ids:
             open_ids.remove(block["tool_use_id"])
-    if open_ids:
-        problems.append(
-            f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+    return open_ids
+
+
+def only_tool_results(turn: Turn) -> bool:
+    """Whether a user turn holds nothing but client tool results (a server call before it may still be in flight)."""
+    return turn.role == "user" and bool(turn.blocks) and all(
+        isinstance(block, dict) and block.get("type") == "tool_result" for _, _, block in turn.blocks)
+
+
+def server_calls_unanswered(turn: Turn, open_ids: list[Any]) -> str:
+    """The API's refusal of server calls left without a result (the words of the recordings issue 34 quotes)."""
+    return (f"messages.{turn.number}: `tool_use` ids were found without `tool_result` blocks immediately after: "
             f"{', '.join(map(str, open_ids))}. Each `tool_use` block must have a corresponding `tool_result` "
             "block in the next message.")
 

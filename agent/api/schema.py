@@ -218,3 +218,8 @@ def body_problems(body: dict[str, Any], endpoint: str = "create", sampling: bool
 def message_node(beta: bool = False) -> Any:
     """The schema node of one message (user, assistant or system), of the beta types when `beta`."""
     return definition(schema(beta)["create"])["fields"]["messages"]["list"]
+
+
+def system_message_node() -> Any:
+    """The schema node of a `system` message inside `messages` (the beta types only)."""
+    return {"ref": "BetaSystemMessageParam"}

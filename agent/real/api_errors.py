@@ -16,7 +16,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from agent.api.requests import API_VERSIONS, LATEST_VERSION
+from agent.api.requests import API_VERSIONS, BETA_ENDPOINT, LATEST_VERSION
 from agent.untrusted import UntrustedInputError, parse_json
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -87,9 +87,13 @@ def checked_request(headers: Any, body: bytes) -> tuple[dict[str, Any], str]:
     return parsed, version
 
 
-def betas_of(headers: Any) -> tuple[str, ...]:
-    """The betas a request names in its `anthropic-beta` header (comma-separated, as the SDK joins `betas`)."""
-    return tuple(name.strip() for name in (headers.get("anthropic-beta") or "").split(",") if name.strip())
+def betas_of(headers: Any, query: str | bytes = "") -> tuple[str, ...]:
+    """The betas a request names in its `anthropic-beta` header (comma-separated, as the SDK joins `betas`), and
+    `BETA_ENDPOINT` when its URL's query is the beta endpoint's (`beta=true`)."""
+    if isinstance(query, bytes):  # httpx's URL gives its query as bytes
+        query = query.decode("latin-1")
+    named = tuple(name.strip() for name in (headers.get("anthropic-beta") or "").split(",") if name.strip())
+    return named + ((BETA_ENDPOINT,) if BETA_ENDPOINT in query.split("&") else ())
 
 
 def log_note(request: Request, note: str) -> None:

@@ -287,7 +287,7 @@ class _Routes:
 
     async def count_tokens(self, request: Request) -> Response:
         parsed, version = checked_request(request.headers, await request.body())
-        counted = self.server.count_tokens(parsed, version, betas_of(request.headers))
+        counted = self.server.count_tokens(parsed, version, betas_of(request.headers, request.url.query))
         log_note(request, "count_tokens (estimate)")
         return ApiJSONResponse(counted, headers={"x-token-count": ESTIMATE_NOTE})
 
@@ -305,7 +305,7 @@ class _Routes:
             log_note(request, f"fault on demand: {fault.status} {fault.kind}")
             raise error
         try:
-            message = self.server.answer(parsed, version, betas_of(request.headers))
+            message = self.server.answer(parsed, version, betas_of(request.headers, request.url.query))
         except ApiError as error:
             if error.mid_stream and streaming:
                 log_note(request, f"stream broken by an error event: {error.kind}")

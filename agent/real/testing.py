@@ -161,7 +161,7 @@ class FakeModelTransport:
             if request.method != "POST" or request.url.path.rstrip("/") != "/v1/messages":
                 raise ApiError(404, "not_found_error", f"{request.method} {request.url.path}: Not Found")
             body, version = checked_request(request.headers, request.read())
-            self._use_version(version, betas_of(request.headers))
+            self._use_version(version, betas_of(request.headers, request.url.query))
             message = self._answer(body)
         except ApiError as error:
             if self.on_answer is not None:
