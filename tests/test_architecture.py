@@ -120,6 +120,12 @@ def test_the_page_wing_knows_nothing_of_streamlits_page(path):
     assert streamlit_page_words((ROOT / path).read_text(encoding="utf-8")) == [], path
 
 
+def test_the_player_learns_streamlits_page_from_its_host():
+    """player.js draws the same frames on the page, in a file and in a notebook: the page's marks come as data."""
+    source = (ROOT / "agent" / "page" / "player" / "player.js").read_text(encoding="utf-8")
+    assert [word for word in ("data-testid", "st-key-", "stApp") if word in source] == []
+
+
 def test_the_page_words_are_found_in_code_and_not_in_prose():
     assert streamlit_page_words('CSS = ".st-key-step button"') == ["st-key-"]
     assert streamlit_page_words('JS = f"<script>{code}</script>"') == ["<script"]

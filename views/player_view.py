@@ -21,7 +21,11 @@ from agent.page.player_html import player_file
 from agent.page.sandbox import Notice, Sandbox
 
 KEY = "player"  # the component's key: its state holds what the player did since the frames were drawn
-VERSION_KEY = "player_version_"  # the player's version in its container's key (player.js reads it)
+VERSION_KEY = "player_version_"  # the player's version in its container's key
+# Streamlit's page as the player needs to know it: where the page says a script runs, its controls' class prefix,
+# and the class of the player's container with its version (a key pressed before that player mounts waits).
+PAGE = {"app": '[data-testid="stApp"]', "state": "data-test-script-state", "keyed": "st-key-",
+        "version": f"st-key-{VERSION_KEY}"}
 PLAYED = "played"  # the player's actions in the address, written by the browser: a reload replays them
 
 VIZ = st.components.v2.component(
@@ -89,5 +93,5 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
     # a newer one is coming (its own component mounts a moment later), so a key pressed between waits for it.
     with st.container(key=f"{VERSION_KEY}{version}"):
         PLAYER(key=KEY, data={"frames_key": key, "start": start, "query": query, "next": next_label,
-                              "version": version, "taken": box.player_taken},
+                              "version": version, "taken": box.player_taken, "page": PAGE},
                on_next_scenario_change=next_scenario, on_played_change=lambda: None)

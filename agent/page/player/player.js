@@ -68,7 +68,9 @@ function holdClick(event, player) {
   event.stopImmediatePropagation();
   if (heldClick) return; // one held click at a time: a second press while waiting is the same intent
   const target = event.composedPath()[0] || event.target;
-  const stKey = [...(target.closest?.('[class*="st-key-"]')?.classList || [])].find((c) => c.startsWith("st-key-"));
+  const prefix = page?.keyed; // a control's own class, to find it again if the server drew it anew
+  const stKey = prefix && [...(target.closest?.(`[class*="${prefix}"]`)?.classList || [])]
+    .find((c) => c.startsWith(prefix));
   heldClick = { target, stKey, id: player.flush(), timer: setTimeout(releaseClick, HOLD_AT_MOST_MS) };
 }
 
@@ -93,7 +95,7 @@ function bindKeys() {
     const inside = playerOf(target);
     const player = inside || (players.length === 1 || !target || target === document.body ? players.at(-1) : null);
     // On the page, a player drawn but not yet mounted (its frames on their way), or one about to be replaced.
-    const coming = !player && document.querySelector('[class*="st-key-player_version_"]');
+    const coming = !player && page && document.querySelector(`[class*="${page.version}"]`);
     if ((coming || player?.host?.busy()) && PLAYER_KEYS.has(keyName(event))) {
       event.preventDefault(); // the server is drawing anew: the key goes to the player it draws
       event.stopPropagation();
@@ -616,8 +618,9 @@ function mountWith(component, frames) {
   }
   if (root.player?.version !== data.version) {
     root.player?.destroy();
+    page = data.page;
     watchPage();
-    const drawn = `.st-key-player_version_${data.version}`; // views/player_view.py VERSION_KEY
+    const drawn = `.${page.version}${data.version}`;
     root.player = new Player(root, data.frames, { ...data, trigger: setTriggerValue, setState: setStateValue,
                                                   busy: () => pageBusy() || !document.querySelector(drawn) });
     root.player.version = data.version;
@@ -628,15 +631,17 @@ function mountWith(component, frames) {
 
 // Whether Streamlit is running the page's script (a server action in flight); and when it stops, what waited
 // goes to the player then on screen (a run with the same frames draws no new one).
-const STREAMLIT_APP = '[data-testid="stApp"]';
+// The host page's own marks, as views/player_view.py names them: where it says it is running, the class prefix of
+// its controls, and the class of the player's container that carries the player's version.
+let page = null;
 function pageBusy() {
-  return document.querySelector(STREAMLIT_APP)?.getAttribute("data-test-script-state") === "running";
+  return Boolean(page) && document.querySelector(page.app)?.getAttribute(page.state) === "running";
 }
 let watching = false;
 function watchPage() {
-  const app = document.querySelector(STREAMLIT_APP);
+  const app = page && document.querySelector(page.app);
   if (watching || !app) return;
   watching = true;
   new MutationObserver(() => { if (!pageBusy() && deferred.length) setTimeout(actDeferred, 150); })
-    .observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+    .observe(app, { attributes: true, attributeFilter: [page.state] });
 }
