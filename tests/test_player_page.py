@@ -105,3 +105,25 @@ def test_a_reload_and_the_address_bring_back_what_was_done_in_the_browser(chromi
     no_exception_box(other)
     other.context.close()
     page.context.close()
+
+
+def test_the_toy_plays_a_typed_task_and_a_new_task_starts_with_the_next_step(chromium, sandbox):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page, _ = open_start_here(chromium, f"{sandbox.url}/?model=toy&controls=start&predict=off&task=What+is+2+%2B+3%3F")
+    page.keyboard.press("e")
+    expect(page.get_by_text("Answer: 2 + 3 is 5.")).to_be_visible()
+    page.get_by_label("Task").fill("Which of notes.txt and todo.txt mentions Omid?")
+    page.keyboard.press("Control+Enter")
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_have_count(0)  # a new task waiting for the next Step: the server's page
+    expect(page.get_by_text("Answer: 2 + 3 is 5.")).to_be_visible()  # the run stays until the next Step
+    page.get_by_role("button", name="Step", exact=True).click()  # the server's Step: a new run, in the player
+    expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 2 tool calls")
+    page.keyboard.press("e")
+    expect(page.get_by_text("Answer: todo.txt mentions Omid")).to_be_visible()
+    page.get_by_role("button", name="Undo").click()
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 2 tool calls")
+    no_exception_box(page)
+    page.context.close()

@@ -40,8 +40,9 @@ PLAYER = st.components.v2.component(
 
 
 def usable(box: Sandbox) -> bool:
-    """Whether the run on screen plays in the browser: a script's or the toy's, with no fork, edit or fault."""
-    return playable(box) is None
+    """Whether the run on screen plays in the browser: a script's or the toy's, with no fork, edit or fault, and
+    its settings as they are (a new task typed starts a new run with the next Step: the server's)."""
+    return playable(box) is None and not box.settings_changed
 
 
 def frames_key(box: Sandbox) -> str:
