@@ -64,6 +64,9 @@ class StreamlitSession:
         self._socket = socket
         self.session_id = ""
         self.widgets: dict[str, Widget] = {}
+        self.cached: dict[str, bytes] = {}
+        """Large elements received, by hash: a browser keeps them and names them with each run, and the server
+        then sends a reference to one it would send again (Streamlit's message cache)."""
         self.components: dict[str, tuple[str, str]] = {}
         """Custom components (v2) as last drawn, by name: their widget id and their data as JSON."""
         self.page_script_hash = ""
@@ -103,6 +106,7 @@ class StreamlitSession:
         client.fragment_id = fragment_id
         client.query_string = self.query_string
         client.widget_states.widgets.extend(states or [])
+        client.cached_message_hashes.extend(self.cached)
         started = time.perf_counter()
         try:
             await self._socket.send(message.SerializeToString())
@@ -141,6 +145,10 @@ class StreamlitSession:
             received += len(frame)
             forward = ForwardMsg()
             forward.ParseFromString(frame)
+            if forward.WhichOneof("type") == "ref_hash" and forward.ref_hash in self.cached:
+                forward.ParseFromString(self.cached[forward.ref_hash])  # the browser's copy, as it draws it
+            elif forward.metadata.cacheable and forward.hash:
+                self.cached[forward.hash] = frame
             kind = forward.WhichOneof("type")
             if kind == "new_session":
                 self.session_id = forward.new_session.initialize.session_id
