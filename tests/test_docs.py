@@ -1,5 +1,6 @@
-"""The README stays short and the docs stay reachable: at most 250 lines, every relative link lands on a file (and
-a heading, when it names one), and every page in docs/ is linked from the README with a line saying what it holds."""
+"""The README stays short and the docs stay reachable: the README shows what it is, its picture and its two commands
+on the first screen and reads in about five minutes; every relative link lands on a file (and a heading, when it
+names one), and every page in docs/ is linked from the README with a line saying what it holds."""
 
 import re
 from pathlib import Path
@@ -51,6 +52,39 @@ def broken_links(page: Path) -> list[str]:
 def test_the_readme_is_at_most_250_lines():
     lines = README.read_text().splitlines()
     assert len(lines) <= 250, f"README.md is {len(lines)} lines; move a section into docs/"
+
+
+FIRST_SCREEN = 40  # lines: what a newcomer sees before scrolling
+WORDS_AT_MOST = 1100  # about five minutes at 200-240 words a minute
+SENTENCE_WORDS_AT_MOST = 45
+
+
+def sentences(text: str) -> list[str]:
+    """The prose's sentences: paragraphs and list items, split at a full stop before a capital, bold or a link."""
+    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", prose(text))
+    blocks = re.split(r"\n\s*\n|\n(?=[-*] |#)", text)
+    return [s for block in blocks for s in re.split(r"(?<=[.!?])\s+(?=[A-Z*\[(])", " ".join(block.split())) if s]
+
+
+def test_the_readme_s_first_screen_holds_what_it_is_its_picture_and_its_two_commands():
+    first = "\n".join(README.read_text().splitlines()[:FIRST_SCREEN])
+    assert "](docs/screenshot.png)" in first
+    assert "python -m pip install -e . && python -m streamlit run sandbox_app.py" in first
+    assert 'python -m pip install -e ".[test]" && python -m pytest' in first
+    assert "python3 -m venv .venv" in first
+
+
+def test_the_readme_reads_in_about_five_minutes_in_sentences_of_at_most_45_words():
+    text = README.read_text()
+    assert len(text.split()) <= WORDS_AT_MOST, f"README.md is {len(text.split())} words; move details into docs/"
+    long = [s for s in sentences(text) if len(s.split()) > SENTENCE_WORDS_AT_MOST]
+    assert long == [], f"README.md has sentences over {SENTENCE_WORDS_AT_MOST} words"
+
+
+def test_the_sentence_split_finds_a_long_sentence():
+    text = ("One short. " + "Long " * 50 + "end.\n\n"
+            "- An item. [A link](x.md) ends it. `Code. Here` too\n```\nA. B.\n```\n")
+    assert [len(s.split()) for s in sentences(text)] == [2, 51, 3, 5]
 
 
 def test_the_link_check_finds_links_and_refuses_a_broken_one(tmp_path):

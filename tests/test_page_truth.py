@@ -271,7 +271,7 @@ def test_be_the_model_names_a_bad_call_as_its_form_does():
     assert notice is not None and notice.kind == "error" and "(Tool 1)" in notice.text  # the form's label
 
 
-def test_a_fork_s_origin_reads_the_same_on_the_page_and_in_the_readme():
+def test_a_fork_s_origin_reads_the_same_on_the_page_and_in_its_doc():
     from agent.page.branches_view import where_it_left
 
     box = Sandbox(BUILTIN)
@@ -282,7 +282,7 @@ def test_a_fork_s_origin_reads_the_same_on_the_page_and_in_the_readme():
     assert box.edit_result(0, "35", False) is None
     words = where_it_left(box.tree.branch)
     assert words == "after turn 2, turn 2 edited"
-    assert f'"{words}"' in (ROOT / "README.md").read_text()
+    assert f'"{words}"' in (ROOT / "docs" / "page.md").read_text()  # Change the past, as docs/page.md tells it
 
 
 # ---- point 24: a cost only where someone pays Anthropic's price ------------------------------------------------
