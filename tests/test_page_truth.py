@@ -335,3 +335,17 @@ def test_a_notice_that_quotes_the_api_key_shows_no_key_in_either_layout(monkeypa
     assert "The service said: invalid x-api-key •••" in said, said
     shown = [e.value for kind in (at.error, at.warning, at.info, at.success, at.markdown, at.caption) for e in kind]
     assert not any(secret in text for text in shown)
+
+
+def test_a_run_too_long_for_the_player_steps_on_the_server_on_start_here(monkeypatch):
+    from agent.page import frames
+    from agent.page.links import Link, to_query
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setattr(frames, "FRAMES_LIMIT", 5)  # the runaway's 40 turns: too long to play in the browser
+    at = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=60)
+    for name, value in to_query(Link(script="runaway", layout=Layout.START, predicting=False)).items():
+        at.query_params[name] = value
+    at = run(at)
+    at = click(at, "Step")  # no player: the page's own Step, and no exception box
+    assert at.session_state["sandbox"].run.turn == 1

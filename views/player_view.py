@@ -1,7 +1,8 @@
 """The player on the page: a script's or the toy's run drawn in the browser, so a Step is no rerun.
 
-Two custom components (Streamlit's v2): Graphviz as WebAssembly, the same element every run, and the player with
-the run's frames (worked out once per run's settings and shared by every session). The player keeps what the
+Three custom components (Streamlit's v2): Graphviz as WebAssembly and the run's frames (worked out once per run's
+settings and shared by every session), each the same element while they stay the same, so Streamlit sends it once
+and a reference after; and the player, with where the server's run stands. The player keeps what the
 learner did and hands it over before the page's next server action (its component state, `played`); `take_up`
 replays it through the Sandbox's own methods, so a link, Undo and the score stay true.
 """
@@ -15,7 +16,7 @@ from typing import Any
 
 import streamlit as st
 
-from agent.page.frames import frames_of, playable, start_of
+from agent.page.frames import NotPlayable, frames_of, playable, start_of
 from agent.page.html_cards import CARDS_CSS
 from agent.page.player_html import player_file
 from agent.page.sandbox import Notice, Sandbox
@@ -40,9 +41,10 @@ PLAYER = st.components.v2.component(
 
 
 def usable(box: Sandbox) -> bool:
-    """Whether the run on screen plays in the browser: a script's or the toy's, with no fork, edit or fault, and
-    its settings as they are (a new task typed starts a new run with the next Step: the server's)."""
-    return playable(box) is None and not box.settings_changed
+    """Whether the run on screen plays in the browser: a script's or the toy's, with no fork, edit or fault, of
+    at most FRAMES_LIMIT Steps, and its settings as they are (a new task typed starts a new run with the next
+    Step: the server's)."""
+    return playable(box) is None and not box.settings_changed and _frames(frames_key(box), box) is not None
 
 
 def frames_key(box: Sandbox) -> str:
@@ -54,10 +56,14 @@ def frames_key(box: Sandbox) -> str:
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def _frames(key: str, _box: Sandbox) -> bytes:
+def _frames(key: str, _box: Sandbox) -> bytes | None:
     """A run's frames as JSON, worked out once for its settings: every learner on the same scenario shares them,
-    and a rerun neither copies nor serialises them again."""
-    return json.dumps({**frames_of(_box).to_dict(), "key": key}, ensure_ascii=False, separators=(",", ":")).encode()
+    and a rerun neither copies nor serialises them again. None: too long a run to play in the browser."""
+    try:
+        frames = frames_of(_box)
+    except NotPlayable:
+        return None
+    return json.dumps({**frames.to_dict(), "key": key}, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def take_up(box: Sandbox, said: Any) -> None:
