@@ -127,3 +127,21 @@ def test_the_toy_plays_a_typed_task_and_a_new_task_starts_with_the_next_step(chr
     expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 2 tool calls")
     no_exception_box(page)
     page.context.close()
+
+
+def test_next_scenario_after_browser_steps_and_undo_brings_the_finished_run_back(chromium, sandbox):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page, _ = open_start_here(chromium, f"{sandbox.url}/?controls=start&script=add_then_answer&predict=off")
+    page.keyboard.press("e")  # in the browser only
+    page.get_by_role("button", name="Next scenario: Two tool calls in one reply").click()
+    wait_for_idle(page)
+    expect(page.get_by_text("Scenario 2 of 9: Two tool calls in one reply.")).to_be_visible()
+    expect(page.locator(STATUS)).to_have_text("turn 0 of 40 · 1 message · 0 tool calls")
+    page.get_by_role("button", name="Undo").click()  # the server heard the Run to end before the next scenario
+    wait_for_idle(page)
+    expect(page.get_by_text("Scenario 1 of 9: Add two numbers, then answer.")).to_be_visible()
+    expect(page.get_by_text("Answer: 2 + 3 is 5.")).to_be_visible()
+    expect(page.locator(STATUS)).to_have_text("turn 2 of 40 · 4 messages · 1 tool call")
+    no_exception_box(page)
+    page.context.close()
