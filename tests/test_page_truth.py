@@ -349,3 +349,14 @@ def test_a_run_too_long_for_the_player_steps_on_the_server_on_start_here(monkeyp
     at = run(at)
     at = click(at, "Step")  # no player: the page's own Step, and no exception box
     assert at.session_state["sandbox"].run.turn == 1
+
+
+def test_an_empty_task_is_asked_for_where_the_layout_has_its_box():
+    box = Sandbox(BUILTIN)
+    box.set_task("")  # on All controls, then the beginner's page, which shows a script's task but no box for it
+    box.set_layout(Layout.START)
+    said = box.step(None)
+    assert said is not None and "the Task box under All controls" in said.text
+    box.set_layout(Layout.ALL)
+    said = box.step(None)
+    assert said is not None and "in the Task box, then Step" in said.text

@@ -306,7 +306,8 @@ class Sandbox(History, ChangeThePast, Predicting):
         state = self.run
         if state.records or str(state.messages[0].get("content", "")).strip():
             return None
-        return Notice.warning("The task is empty: type what the agent should do in the Task box, then Step.")
+        where = "the Task box" if self.task_box_shown else "the Task box under All controls"
+        return Notice.warning(f"The task is empty: type what the agent should do in {where}, then Step.")
 
     def model_for_run(self, real: Model | None) -> Model | None:
         if self.run_model == ModelKind.SCRIPT:
