@@ -73,3 +73,22 @@ def test_keys_pressed_faster_than_the_page_draws_are_each_taken(chromium, slow_s
         no_exception_box(page)
     finally:
         page.context.close()
+
+
+def test_five_quick_clicks_on_step_while_the_first_is_in_flight_are_five_steps(chromium, slow_sdk_server):  # noqa: F811
+    """Streamlit folds a click into one still waiting for the server: the page holds each until the run before
+    it has ended, so each click is a Step."""
+    from playwright.sync_api import expect
+
+    page = open_page(chromium, f"{slow_sdk_server.url}/?script=runaway")
+    try:
+        step = page.get_by_role("button", name="Step", exact=True)
+        for _ in range(5):
+            step.click(no_wait_after=True)  # the first Step's run waits for the SDK: the others come during it
+        expect(page.get_by_test_id("stProgress")).to_contain_text("turn 5 of 40", timeout=40_000)
+        page.wait_for_timeout(1000)  # no sixth
+        wait_for_idle(page)
+        expect(page.get_by_test_id("stProgress")).to_contain_text("turn 5 of 40")
+        no_exception_box(page)
+    finally:
+        page.context.close()

@@ -48,23 +48,26 @@ KEYS_JS = """
   const onSlider = (element) => element && element.getAttribute
     && (element.getAttribute("role") === "slider" || (element.tagName === "INPUT" && element.type === "range"));
   const inPicker = (element) => element && element.closest && element.closest(".st-key-tab");
-  // A key is taken when the page has drawn the run before it: a key pressed while a run is in flight (a Step's,
-  // or one a slow server has not started yet) waits for it, so 2 pressed just after S answers the question S's
-  // run draws, and three quick S are three Steps. After a press, the next key goes once its run is seen to end;
-  // a run too short to be seen, once the next key's widget is on the page a moment later; at most WAIT_MS on.
+  // A key, or a click on a button a key presses, is taken when the page has drawn the run before it: one that
+  // comes while a run is in flight (a Step's, or one a slow server has not started yet) waits for it, so 2
+  // pressed just after S answers the question S's run draws, and five quick clicks on Step are five Steps
+  // (Streamlit would fold a click on a button into one still waiting for the server). After a press, the next
+  // goes once its run is seen to end; a run too short to be seen, once the next one's widget is on the page a
+  // moment later; at most WAIT_MS on.
   const SETTLE_MS = 250, WAIT_MS = 3000;
+  const buttons = new Set(Object.values(widgets).filter((widget) => widget !== "look_back"));
   const queue = [];
   let pressedAt = null, sawRun = false, poll = null;
   const running = () => {
     const app = document.querySelector('[data-testid="stApp"]');
     return Boolean(app && app.dataset.testScriptState === "running");
   };
-  const widgetOf = (key) => widgets[key] && document.querySelector(`.st-key-${widgets[key]}`);
-  const take = (key, code) => {
-    const widget = widgetOf(key);
+  const widgetOf = (name) => name && document.querySelector(`.st-key-${name}`);
+  const take = ({widget: name, key, code}) => {
+    const widget = widgetOf(name);
     const slider = widget && widget.querySelector('input[type="range"]');
     const button = widget && widget.querySelector('button[data-testid^="stBaseButton"]');
-    if (slider) {
+    if (slider && key) {
       // The look-back keys move the slider as its own keys do: the same key, given to its thumb.
       for (const type of ["keydown", "keyup"]) {
         slider.dispatchEvent(new KeyboardEvent(type, {key, code, bubbles: true}));
@@ -81,20 +84,23 @@ KEYS_JS = """
     if (running()) { sawRun = true; return false; }
     if (pressedAt === null || sawRun) return true;
     const waited = performance.now() - pressedAt;
-    return waited >= WAIT_MS || (waited >= SETTLE_MS && queue.length > 0 && Boolean(widgetOf(queue[0].key)));
+    return waited >= WAIT_MS || (waited >= SETTLE_MS && queue.length > 0 && Boolean(widgetOf(queue[0].widget)));
+  };
+  const watch = () => {
+    const idle = pressedAt === null && queue.length === 0;
+    if (idle && poll !== null) { clearInterval(poll); poll = null; }
+    if (!idle && poll === null) poll = setInterval(next, 50);
   };
   const next = () => {
     if (ready()) {
       pressedAt = null;
       while (queue.length) {
-        const {key, code} = queue.shift();
-        if (take(key, code)) { pressedAt = performance.now(); sawRun = false; break; }
+        if (take(queue.shift())) { pressedAt = performance.now(); sawRun = false; break; }
       }
     }
-    const idle = pressedAt === null && queue.length === 0;
-    if (idle && poll !== null) { clearInterval(poll); poll = null; }
-    if (!idle && poll === null) poll = setInterval(next, 50);
+    watch();
   };
+  const busy = () => pressedAt !== null || running() || queue.length > 0;
   new MutationObserver((records) => {
     // A short run can start and end between two looks: its record still says it was running.
     if (records.some((record) => record.oldValue === "running")) sawRun = true;
@@ -108,12 +114,29 @@ KEYS_JS = """
     const turnKey = widgets[event.key] === "look_back";
     // A focused slider moves itself on its own keys; the letters still reach their buttons.
     if (onSlider(active) ? turnKey : typing(active) && !inPicker(active)) return;
-    if (!widgets[event.key]) return;
-    const busy = pressedAt !== null || running() || queue.length > 0;
-    if (!busy && !widgetOf(event.key)) return;  // not this screen's key
+    const widget = widgets[event.key];
+    if (!widget || (!busy() && !widgetOf(widget))) return;  // not a key of this screen
     event.preventDefault();
     event.stopPropagation();  // R is Streamlit's own rerun key too: one press, one Reset
-    queue.push({key: event.key, code: event.code});
+    queue.push({widget, key: event.key, code: event.code});
+    next();
+  }, true);
+  // A click on one of those buttons: at once when nothing is in flight (and what follows waits for its run),
+  // else in its turn. Before Streamlit's own handler, which is on the page's root, below the document.
+  document.addEventListener("click", (event) => {
+    if (!event.isTrusted || event.button !== 0 || !(event.target instanceof Element)) return;
+    const holder = event.target.closest('button[data-testid^="stBaseButton"]')?.closest('[class*="st-key-"]');
+    const widget = holder && [...holder.classList].find((name) => name.startsWith("st-key-"))?.slice(7);
+    if (!buttons.has(widget)) return;
+    if (!busy()) {
+      pressedAt = performance.now();
+      sawRun = false;
+      watch();
+      return;
+    }
+    event.preventDefault();
+    event.stopPropagation();
+    queue.push({widget});
     next();
   }, true);
 })();
