@@ -9,7 +9,7 @@ it, as the first Step after a class's server starts does: a click elsewhere land
 import pytest
 from browser_support import SandboxServer, open_page, wait_for_idle
 from test_browser import chromium, no_exception_box  # noqa: F401  pytest fixtures
-from test_browser_change import PANEL
+from test_browser_change import PANEL, open_panel
 
 SLOW_IMPORT = '''
 import os, sys, time
@@ -89,6 +89,26 @@ def test_five_quick_clicks_on_step_while_the_first_is_in_flight_are_five_steps(c
         page.wait_for_timeout(1000)  # no sixth
         wait_for_idle(page)
         expect(page.get_by_test_id("stProgress")).to_contain_text("turn 5 of 40")
+        no_exception_box(page)
+    finally:
+        page.context.close()
+
+
+def test_a_double_click_on_step_with_this_fault_is_two_faulty_turns(chromium, slow_sdk_server):  # noqa: F811
+    """Change the past's buttons take their turn too: the first click's run waits for the SDK under a spinner,
+    where Streamlit would stop it for the second click's, and the first fault would never be stepped."""
+    from playwright.sync_api import expect
+
+    page = open_page(chromium, f"{slow_sdk_server.url}/?script=runaway")
+    try:
+        open_panel(page, "Inject a fault")  # "the tool raises", the first fault, is picked
+        button = page.get_by_role("button", name="Step with this fault")
+        button.click(no_wait_after=True)
+        running(page)
+        button.click(no_wait_after=True)
+        expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of 40", timeout=40_000)
+        wait_for_idle(page)
+        expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of 40")
         no_exception_box(page)
     finally:
         page.context.close()

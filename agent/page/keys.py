@@ -48,12 +48,12 @@ KEYS_JS = """
   const onSlider = (element) => element && element.getAttribute
     && (element.getAttribute("role") === "slider" || (element.tagName === "INPUT" && element.type === "range"));
   const inPicker = (element) => element && element.closest && element.closest(".st-key-tab");
-  // A key, or a click on a button a key presses, is taken when the page has drawn the run before it: one that
-  // comes while a run is in flight (a Step's, or one a slow server has not started yet) waits for it, so 2
-  // pressed just after S answers the question S's run draws, and five quick clicks on Step are five Steps
-  // (Streamlit would fold a click on a button into one still waiting for the server). After a press, the next
-  // goes once its run is seen to end; a run too short to be seen, once the next one's widget is on the page a
-  // moment later; at most WAIT_MS on.
+  // A key, or a click on a button a key presses or on one of Change the past's, is taken when the page has drawn
+  // the run before it: one that comes while a run is in flight (a Step's, or one a slow server has not started
+  // yet) waits for it, so 2 pressed just after S answers the question S's run draws, and five quick clicks on
+  // Step are five Steps (Streamlit would fold a click on a button into one still waiting for the server). After
+  // a press, the next goes once its run is seen to end; a run too short to be seen, once the next one's widget
+  // is on the page a moment later; at most WAIT_MS on.
   const SETTLE_MS = 250, WAIT_MS = 3000;
   const buttons = new Set(Object.values(widgets).filter((widget) => widget !== "look_back"));
   const queue = [];
@@ -62,7 +62,7 @@ KEYS_JS = """
     const app = document.querySelector('[data-testid="stApp"]');
     return Boolean(app && app.dataset.testScriptState === "running");
   };
-  const widgetOf = (name) => name && document.querySelector(`.st-key-${name}`);
+  const widgetOf = (name) => name && document.querySelector(`.st-key-${CSS.escape(name)}`);
   const take = ({widget: name, key, code}) => {
     const widget = widgetOf(name);
     const slider = widget && widget.querySelector('input[type="range"]');
@@ -125,9 +125,13 @@ KEYS_JS = """
   // else in its turn. Before Streamlit's own handler, which is on the page's root, below the document.
   document.addEventListener("click", (event) => {
     if (!event.isTrusted || event.button !== 0 || !(event.target instanceof Element)) return;
-    const holder = event.target.closest('button[data-testid^="stBaseButton"]')?.closest('[class*="st-key-"]');
+    const button = event.target.closest('button[data-testid^="stBaseButton"]');
+    const holder = button && button.closest('[class*="st-key-"]');
     const widget = holder && [...holder.classList].find((name) => name.startsWith("st-key-"))?.slice(7);
-    if (!buttons.has(widget)) return;
+    // Change the past's own buttons (a fork, a fault's Step, an edit, a reply by hand) take their turn too; its
+    // uploaders and downloads are no rerun's business.
+    const panel = button && button.closest('[data-testid="stButton"]') && button.closest(".st-key-change_the_past");
+    if (!buttons.has(widget) && !(widget && panel)) return;
     if (!busy()) {
       pressedAt = performance.now();
       sawRun = false;
