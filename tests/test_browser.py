@@ -87,14 +87,18 @@ OVERFLOWS = """() => {
   const found = [];
   const boxes = document.querySelectorAll(
     '[data-testid="stMain"] button, [data-testid="stSidebar"] button, .ls-badge, .ls-kind, ' +
-    '[data-testid="stWidgetLabel"], .ls-here');
+    '[data-testid="stWidgetLabel"], [data-testid="stCheckbox"] label, .ls-here');
   for (const box of boxes) {
     if (!box.offsetParent || !box.innerText.trim()) continue;
     const edge = box.getBoundingClientRect().right;
     for (const el of [box, ...box.querySelectorAll('*')]) {
       const style = getComputedStyle(el);
       const clipped = style.overflowX !== 'visible' || style.textOverflow === 'ellipsis';
-      if (clipped && el.scrollWidth > el.clientWidth + 1) { found.push(`cut off: ${box.innerText.trim()}`); break; }
+      // (A control's 1 px visually hidden part, there for screen readers, is not a cut-off word.)
+      if (clipped && el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 1) {
+        found.push(`cut off: ${box.innerText.trim()}`);
+        break;
+      }
       if (el.getBoundingClientRect().right > edge + 1) { found.push(`spills out: ${box.innerText.trim()}`); break; }
     }
     if (box.matches('button, .ls-badge, .ls-kind') && box.getBoundingClientRect().height > 60)
@@ -107,6 +111,33 @@ OVERFLOWS = """() => {
     const inner = text.getBoundingClientRect(), outer = text.ownerSVGElement.getBoundingClientRect();
     if (text.textContent.trim() && (inner.left < outer.left - 1 || inner.right > outer.right + 1))
       found.push(`graph text past its diagram's edge: ${text.textContent}`);
+  }
+  // Each node's and each cluster's words inside its own outline: graph text drawn larger or wider than graphviz
+  // laid it out runs past the box (and, on the diagram's edge, is cut off). A text centred outside its node's
+  // outline is the node's outside label (xlabel), placed beside it on purpose.
+  for (const group of document.querySelectorAll(
+      '[data-testid="stGraphVizChart"] svg g.node, [data-testid="stGraphVizChart"] svg g.cluster')) {
+    const outline = group.querySelector(':scope > polygon, :scope > ellipse, :scope > path, :scope > g > polygon, '
+                                        + ':scope > g > ellipse, :scope > g > path');
+    if (!outline || !group.closest('[data-testid="stGraphVizChart"]').offsetParent) continue;
+    const edge = outline.getBoundingClientRect();
+    for (const text of group.querySelectorAll('text')) {
+      const inner = text.getBoundingClientRect(), middle = (inner.left + inner.right) / 2;
+      if (!text.textContent.trim() || middle < edge.left || middle > edge.right) continue;
+      if (inner.left < edge.left - 1 || inner.right > edge.right + 1)
+        found.push(`graph text past its box: ${text.textContent}`);
+    }
+  }
+  // A loop's code box: lines longer than it scroll it sideways with a scrollbar in view, never cut off unseen.
+  for (const code of document.querySelectorAll('.ls-code')) {
+    if (!code.offsetParent) continue;
+    const style = getComputedStyle(code);
+    const bar = code.offsetHeight - code.clientHeight - parseFloat(style.borderTopWidth)
+      - parseFloat(style.borderBottomWidth);
+    if (code.scrollWidth > code.clientWidth + 1 && !(['auto', 'scroll'].includes(style.overflowX) && bar > 4))
+      found.push(`code cut off: ${code.innerText.trim().slice(0, 40)}`);
+    const column = code.parentElement.getBoundingClientRect();
+    if (code.getBoundingClientRect().right > column.right + 1) found.push('a code box wider than its column');
   }
   // A diagram wider than the box that clips it must say so where a person looks: a scrollbar in view, or a
   // shadow on the edge with more beyond it. A box that clips it with neither is a diagram cut off.

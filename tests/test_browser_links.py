@@ -178,3 +178,49 @@ def test_back_and_forward_show_the_screens_their_addresses_name(sandbox_page):
     expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of", timeout=30_000)
     assert back != page.url
     no_exception_box(page)
+
+
+def test_a_reload_on_write_your_loop_keeps_the_sandboxs_run_in_the_tab(sandbox_page):
+    """Issue 33, point 3: step, fork, step; Write your loop; reload (a new session); Sandbox: the run is back."""
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    step(page)
+    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 1 of", timeout=30_000)
+    open_panel(page, "Fork and edit")
+    click(page, "Fork here, after turn 1")
+    step(page)
+    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of")
+    settled_url(page, "actions=")
+    before = screen(page)
+    assert before["branch"].startswith("branch 1")
+    page.get_by_test_id("stSidebarNav").get_by_text("Write your loop").click()
+    wait_for_idle(page)
+    page.wait_for_url("**/write-your-loop")
+    page.reload()
+    wait_for_idle(page)
+    page.get_by_test_id("stSidebarNav").get_by_text("Sandbox").click()
+    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of", timeout=30_000)
+    settled_url(page, "actions=")
+    assert "restored" not in page.url  # the page's own address again: a link, not a note about this visit
+    assert screen(page) == before
+    expect(page.get_by_text("the run is back as its link holds it")).to_be_visible()
+    expect(page.get_by_text("Undo starts from here")).to_be_visible()
+    click(page, "Undo")
+    expect(page.get_by_text("Nothing to undo.")).to_be_visible()  # as after any link: the replay is the start
+    no_exception_box(page)
+
+
+def test_a_bare_visit_in_a_new_tab_is_a_fresh_start(sandbox_page):
+    """The run is kept for its own tab only: another tab of the same browser opens the page afresh."""
+    from playwright.sync_api import expect
+
+    page = sandbox_page
+    step(page)
+    settled_url(page, "actions=")
+    other = page.context.new_page()
+    other.goto(page.url.split("?")[0])
+    wait_for_idle(other)
+    expect(other.get_by_test_id("stProgress")).to_contain_text("turn 0 of", timeout=30_000)
+    assert "actions=" not in other.url
+    no_exception_box(other)

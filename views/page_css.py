@@ -36,6 +36,8 @@ main[data-testid="stMain"]:focus-visible::before {display: none;}
     radial-gradient(farthest-side at 0 50%, rgba(31, 41, 51, .3), transparent) left / 14px 100% no-repeat scroll,
     radial-gradient(farthest-side at 100% 50%, rgba(31, 41, 51, .3), transparent) right / 14px 100% no-repeat scroll;}
 [data-testid="stGraphVizChart"] svg {max-width: none !important;}
+/* Streamlit draws a diagram's words at 9.6px whatever size graphviz laid them out at; every diagram here is laid
+   out at fontsize 13 (graph.py, branches_view.py), so its words are drawn at that size and fit their boxes. */
 [data-testid="stGraphVizChart"] svg text {font-size: 13px !important;}
 /* The run graph's box is as tall as the graph, up to the 640 px the page gives it (a box that follows the newest
    turn needs a height), and scrolls beyond that: a short graph leaves no blank box under it. */

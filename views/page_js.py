@@ -20,6 +20,10 @@ LOOP_DIAGRAM_KEY = "loop_cycle"
 """The key of the box The loop view draws the cycle in: `PAGE_JS` finds it by it."""
 LAYOUT_STORE = "loop-sandbox-controls"
 """The browser's localStorage key for the layout last used."""
+RUN_STORE = "loop-sandbox-run"
+"""The tab's sessionStorage key for the sandbox's latest address (its run's link)."""
+RESTORED = "restored"
+"""The query word a bare visit carries when this tab's run was put back into its address."""
 
 # One script, four behaviours, each a block of its own; one guard, so a page drawn again adds no listener twice.
 # Each acts only where its widgets are: the keys and the cycle on the sandbox's page, Tab in the exercise's editor.
@@ -42,6 +46,64 @@ PAGE_JS = """
     const onSlider = (element) => element && element.getAttribute
       && (element.getAttribute("role") === "slider" || (element.tagName === "INPUT" && element.type === "range"));
     const inPicker = (element) => element && element.closest && element.closest(__PICKER__);
+    // A key, or a click on a button a key presses or on one of Change the past's, is taken when the page has drawn
+    // the run before it: one that comes while a run is in flight (a Step's, or one a slow server has not started
+    // yet) waits for it, so 2 pressed just after S answers the question S's run draws, and five quick clicks on
+    // Step are five Steps (Streamlit would fold a click on a button into one still waiting for the server). After
+    // a press, the next goes once its run is seen to end; a run too short to be seen, once the next one's widget
+    // is on the page a moment later; at most WAIT_MS on.
+    const SETTLE_MS = 250, WAIT_MS = 3000;
+    const buttons = new Set(Object.values(widgets).filter((widget) => widget !== "look_back"));
+    const queue = [];
+    let pressedAt = null, sawRun = false, poll = null;
+    const running = () => {
+      const app = document.querySelector('[data-testid="stApp"]');
+      return Boolean(app && app.dataset.testScriptState === "running");
+    };
+    const widgetOf = (name) => name && document.querySelector(`.st-key-${CSS.escape(name)}`);
+    const take = ({widget: name, key, code}) => {
+      const widget = widgetOf(name);
+      const slider = widget && widget.querySelector('input[type="range"]');
+      const button = widget && widget.querySelector('button[data-testid^="stBaseButton"]');
+      if (slider && key) {
+        // The look-back keys move the slider as its own keys do: the same key, given to its thumb.
+        for (const type of ["keydown", "keyup"]) {
+          slider.dispatchEvent(new KeyboardEvent(type, {key, code, bubbles: true}));
+        }
+        return true;
+      }
+      if (button && !button.disabled) {
+        button.click();
+        return true;
+      }
+      return false;  // not on this screen (a choice once its question is answered): nothing to press
+    };
+    const ready = () => {
+      if (running()) { sawRun = true; return false; }
+      if (pressedAt === null || sawRun) return true;
+      const waited = performance.now() - pressedAt;
+      return waited >= WAIT_MS || (waited >= SETTLE_MS && queue.length > 0 && Boolean(widgetOf(queue[0].widget)));
+    };
+    const watch = () => {
+      const idle = pressedAt === null && queue.length === 0;
+      if (idle && poll !== null) { clearInterval(poll); poll = null; }
+      if (!idle && poll === null) poll = setInterval(next, 50);
+    };
+    const next = () => {
+      if (ready()) {
+        pressedAt = null;
+        while (queue.length) {
+          if (take(queue.shift())) { pressedAt = performance.now(); sawRun = false; break; }
+        }
+      }
+      watch();
+    };
+    const busy = () => pressedAt !== null || running() || queue.length > 0;
+    new MutationObserver((records) => {
+      // A short run can start and end between two looks: its record still says it was running.
+      if (records.some((record) => record.oldValue === "running")) sawRun = true;
+    }).observe(document.documentElement, {subtree: true, attributes: true, attributeOldValue: true,
+                                          attributeFilter: ["data-test-script-state"]});
     // In the capture phase, before the widget with the focus: a view picked by a click keeps the focus, and its
     // own arrow keys would move between views, not turns.
     document.addEventListener("keydown", (event) => {
@@ -50,21 +112,34 @@ PAGE_JS = """
       const turnKey = widgets[event.key] === "look_back";
       // A focused slider moves itself on its own keys; the letters still reach their buttons.
       if (onSlider(active) ? turnKey : typing(active) && !inPicker(active)) return;
-      const widget = widgets[event.key] && document.querySelector(`.st-key-${widgets[event.key]}`);
-      const slider = widget && widget.querySelector('input[type="range"]');
-      const button = widget && widget.querySelector('button[data-testid^="stBaseButton"]');
-      if (slider) {
-        // The look-back keys move the slider as its own keys do: the same key, given to its thumb.
-        event.preventDefault();
-        event.stopPropagation();
-        for (const type of ["keydown", "keyup"]) {
-          slider.dispatchEvent(new KeyboardEvent(type, {key: event.key, code: event.code, bubbles: true}));
-        }
-      } else if (button && !button.disabled) {
-        event.preventDefault();
-        event.stopPropagation();  // R is Streamlit's own rerun key too: one press, one Reset
-        button.click();
+      const widget = widgets[event.key];
+      if (!widget || (!busy() && !widgetOf(widget))) return;  // not a key of this screen
+      event.preventDefault();
+      event.stopPropagation();  // R is Streamlit's own rerun key too: one press, one Reset
+      queue.push({widget, key: event.key, code: event.code});
+      next();
+    }, true);
+    // A click on one of those buttons: at once when nothing is in flight (and what follows waits for its run),
+    // else in its turn. Before Streamlit's own handler, which is on the page's root, below the document.
+    document.addEventListener("click", (event) => {
+      if (!event.isTrusted || event.button !== 0 || !(event.target instanceof Element)) return;
+      const button = event.target.closest('button[data-testid^="stBaseButton"]');
+      const holder = button && button.closest('[class*="st-key-"]');
+      const widget = holder && [...holder.classList].find((name) => name.startsWith("st-key-"))?.slice(7);
+      // Change the past's own buttons (a fork, a fault's Step, an edit, a reply by hand) take their turn too; its
+      // uploaders and downloads are no rerun's business.
+      const panel = button && button.closest('[data-testid="stButton"]') && button.closest(".st-key-change_the_past");
+      if (!buttons.has(widget) && !(widget && panel)) return;
+      if (!busy()) {
+        pressedAt = performance.now();
+        sawRun = false;
+        watch();
+        return;
       }
+      event.preventDefault();
+      event.stopPropagation();
+      queue.push({widget});
+      next();
     }, true);
   }
 
@@ -175,15 +250,54 @@ PAGE_JS = """
 
 
 def remember_layout_js(layout_word: str, bare_visit: bool) -> str:
-    """The browser remembers the layout last used (Start here or All controls). A bare first visit (no link) of
-    someone whose last layout was All controls opens All controls: the page reloads once with `controls=all`."""
+    """The browser remembers the layout last used (Start here or All controls), and each tab the sandbox's latest
+    address, which is its run's link (sessionStorage: this tab only, until it is closed).
+
+    A reload anywhere starts a new Streamlit session, and the sandbox's own address alone brings its run back. A
+    bare first visit (no link) in a tab whose sandbox had a run opens that address again (with `restored=tab`,
+    so the page can say what happened); otherwise someone whose last layout was All controls gets All controls:
+    the page reloads once with `controls=all`.
+    """
     return """
 <script>
 (() => {
-  const layout = __LAYOUT__, bare = __BARE__, key = __KEY__;
+  const layout = __LAYOUT__, bare = __BARE__, key = __KEY__, runKey = __RUN_KEY__, restored = __RESTORED__;
+  let tab = null;
+  try { tab = window.sessionStorage; } catch (e) {}  // storage off: a reload elsewhere loses the run, as before
+  // The navigation has two pages: Write your loop's path ends in its name; any other is the sandbox's.
+  const onSandbox = () => !/\\/write-your-loop\\/?$/.test(window.location.pathname);
+  const keep = () => {
+    if (!tab || !onSandbox() || !new URLSearchParams(window.location.search).has("model")) return;
+    try { tab.setItem(runKey, window.location.search); } catch (e) {}
+  };
+  if (tab && !window.__loopSandboxRunKept) {
+    // Streamlit writes each new address with pushState or replaceState: every one the sandbox writes is kept.
+    window.__loopSandboxRunKept = true;
+    for (const name of ["pushState", "replaceState"]) {
+      const original = window.history[name];
+      window.history[name] = function (...args) {
+        const result = original.apply(this, args);
+        keep();
+        return result;
+      };
+    }
+  }
   let saved = null;
-  try { saved = window.localStorage.getItem(key); } catch (e) { return; }  // storage off: Start here each time
-  if (bare && layout === "start" && saved === "all") {
+  try { saved = tab && tab.getItem(runKey); } catch (e) {}
+  if (bare && saved) {
+    const address = new URL(window.location.href), query = new URLSearchParams(saved);
+    for (const name of ["embed", "embed_options"]) {  // Streamlit's own: a page inside another site stays so
+      for (const value of address.searchParams.getAll(name)) query.append(name, value);
+    }
+    query.set(restored, "tab");
+    address.search = "?" + query.toString();
+    window.location.replace(address.toString());
+    return;
+  }
+  keep();
+  let remembered = null;
+  try { remembered = window.localStorage.getItem(key); } catch (e) { return; }  // storage off: Start here each time
+  if (bare && layout === "start" && remembered === "all") {
     const address = new URL(window.location.href);
     address.search = "?controls=all";
     window.location.replace(address.toString());
@@ -193,4 +307,5 @@ def remember_layout_js(layout_word: str, bare_visit: bool) -> str:
 })();
 </script>
 """.replace("__LAYOUT__", json.dumps(layout_word)).replace("__BARE__", json.dumps(bare_visit)).replace(
-        "__KEY__", json.dumps(LAYOUT_STORE))
+        "__KEY__", json.dumps(LAYOUT_STORE)).replace("__RUN_KEY__", json.dumps(RUN_STORE)).replace(
+        "__RESTORED__", json.dumps(RESTORED))

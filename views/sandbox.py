@@ -30,7 +30,7 @@ from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past, page_link, player_view, serving, start_here
 from views.actions import act
 from views.notices import show_notice
-from views.page_js import remember_layout_js
+from views.page_js import RESTORED, remember_layout_js
 from views.run_tabs import GRAPH_TURNS, api_key, export_view, loop_view, messages_view, run_view
 from views.widget_state import begun_by_a_widget, mirror, remember_widgets
 
@@ -39,6 +39,7 @@ LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest cha
 REAL_LINK = ("This link was made with the real model. A link never calls one: the run's settings are back, but not "
              "an API key or a Base URL (a link never says where your key goes), and the run starts afresh. Step sends "
              "the task to the Base URL set under Real model (empty: Anthropic's API).")
+ASKED_STEP = "asked_step"  # session state: a real model's Step (False) or Run to end (True), clicked, not yet taken
 LIVE_PREVIEW_EVERY = 0.1  # seconds between redraws of the preview: a long reply arrives in many small events
 builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared by every session
 
@@ -74,6 +75,8 @@ def first_visit() -> Sandbox:
             said.append("Part of this link could not be used: " + "; ".join(problems) + ".")
         if came_back:
             said.insert(0, serving.SESSION_REBUILT)
+        elif RESTORED in st.query_params:
+            said.insert(0, serving.RUN_RESTORED)
         box.notice = Notice.warning("  \n".join(said)) if said else None
         if len(box.tree.branches) > 1:
             ss.change_the_past = True  # open: the branch picker is in it, and it says which branch is on screen
@@ -82,7 +85,7 @@ def first_visit() -> Sandbox:
 
 def page_query() -> dict[str, str]:
     return {k: v for k, v in st.query_params.to_dict().items()
-            if k.lower() not in ("embed", "embed_options", player_view.PLAYED)}
+            if k.lower() not in ("embed", "embed_options", player_view.PLAYED, RESTORED)}
 
 
 def follow_history(box: Sandbox) -> None:
@@ -159,11 +162,27 @@ def take_step(live: Any, to_the_end: bool = False) -> None:
     real = model_for_this_run(live)
     if box.run_model == ModelKind.REAL and real is None and box.notice is not None:
         return  # the real model could not be set up: the notice says why
+    ss.pop(ASKED_STEP, None)  # taken now: a rerun from here on does not take it again
     if live is None:  # a script or the toy answers at once: no spinner to draw and take away again
         box.notice = box.step(real, to_the_end)
     else:
         with st.spinner("Running to the end…" if to_the_end else "Asking the model…"):
             box.notice = box.step(real, to_the_end)
+
+
+def on_step(box: Sandbox, to_the_end: bool) -> None:
+    """Step's and Run to end's callback, so that no other click can lose them. Streamlit stops a run at its next
+    element or session-state read once another click asks for a rerun; a callback runs before the run's body,
+    and this one touches neither until the step is taken (`box` comes with it). A script or the toy steps here;
+    a real model's reply streams into the fragment, so its Step is asked for here and taken there."""
+    if box.run_model == ModelKind.REAL:
+        if box.layout == Layout.START:
+            take_step(None, to_the_end)
+        else:
+            ss[ASKED_STEP] = to_the_end  # it stays until the fragment has taken it
+        return
+    real_model.wait_for_sdk()  # here, not under a spinner: a spinner is an element, where a run can be stopped
+    box.notice = box.step(None, to_the_end)  # what the last action said is replaced by what this one says
 
 
 # ---------------------------------------------------------------- the sidebar: model, script, agent settings
@@ -265,15 +284,15 @@ def sandbox_main() -> None:
     """Everything that changes when the loop steps; a Step reruns only this."""
     box = sandbox()
     with st.container(horizontal=True, vertical_alignment="center", key="step_row"):
-        stepped = st.button("Step", type="primary", icon=":material/skip_next:", key="step",
-                            help=f"One turn of the loop (key {KEY_OF['step']})")
-        ran = st.button("Run to end", icon=":material/fast_forward:", key="run_to_end",
-                        help=f"Step until the loop returns (key {KEY_OF['run_to_end']})")
+        st.button("Step", type="primary", icon=":material/skip_next:", key="step", on_click=on_step, args=(box, False),
+                  help=f"One turn of the loop (key {KEY_OF['step']})")
+        st.button("Run to end", icon=":material/fast_forward:", key="run_to_end", on_click=on_step, args=(box, True),
+                  help=f"Step until the loop returns (key {KEY_OF['run_to_end']})")
         st.button("Reset", icon=":material/restart_alt:", on_click=lambda: act(box.reset), key="reset",
                   help=f"A new run from the settings as they are (key {KEY_OF['reset']}); Undo brings the old back")
     live = st.empty() if box.run_model == ModelKind.REAL else None  # a real model's reply streams here
-    if stepped or ran:
-        take_step(live, to_the_end=ran)
+    if ss.get(ASKED_STEP) is not None:  # a real model's Step, asked for by its callback
+        take_step(live, to_the_end=ss[ASKED_STEP])
         if live is not None:
             live.empty()
     if change_the_past.stale():
@@ -351,12 +370,12 @@ def look_back(box: Sandbox, shown: Screen) -> None:
 
 def start_here_view(box: Sandbox) -> None:
     """The beginner's page: one column, top to bottom."""
-    start_here.page(box, screen_of(box), act, lambda to_the_end: take_step(None, to_the_end))
+    start_here.page(box, screen_of(box), act, lambda to_the_end: on_step(box, to_the_end))
     page_link.write_query(box)
 
 
 def sandbox_view() -> None:
-    bare_visit = ss.get("sandbox") is None and not page_query()  # a first visit with no link
+    bare_visit = ss[page_link.BARE_VISIT] = ss.get("sandbox") is None and not page_query()  # a first visit, no link
     box = sandbox()
     follow_history(box)
     st.title("Loop Sandbox")
@@ -367,6 +386,7 @@ def sandbox_view() -> None:
     if box.layout == Layout.START:
         start_here_view(box)
         remember_widgets(box)
+        ss[page_link.BARE_VISIT] = False
         return
     sidebar(box)
     task_box(box)
@@ -389,6 +409,7 @@ def sandbox_view() -> None:
     change_the_past.panel(lambda: model_for_this_run(None))
     sandbox_main()
     remember_widgets(box)
+    ss[page_link.BARE_VISIT] = False  # from the next run on, the address follows the screen
 
 
 sandbox_view()

@@ -13,6 +13,10 @@ SESSION_REBUILT = ("The connection to the server broke, and the server this page
                    "page replayed its address, so the run is back as its link holds it. Undo's history, a file you "
                    "loaded and a real model's replies are not in a link.")
 
+RUN_RESTORED = ("A reload starts a new session, so this tab's Sandbox had gone: the page opened the last address it "
+                "had in this tab, and the run is back as its link holds it. Undo's history, a file you loaded and a "
+                "real model's replies are not in a link, so Undo starts from here.")
+
 
 def came_back_without_its_session() -> bool:
     """True when this tab reconnected asking for an earlier session that this process does not have.

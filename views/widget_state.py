@@ -15,7 +15,9 @@ import streamlit as st
 
 from agent.page.sandbox import Sandbox
 
-OWN_KEYS = ("sandbox",)  # the page's one state: the Sandbox, which holds what the widgets said last
+# The page's own state, no widget's: the Sandbox, which holds what the widgets said last, and whether this run is
+# a first visit without a link (page_link.BARE_VISIT).
+OWN_KEYS = ("sandbox", "bare_visit")
 
 
 def mirror(key: str, value: Any) -> None:

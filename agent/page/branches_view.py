@@ -57,8 +57,8 @@ def branch_map(tree: RunTree) -> Digraph:
     # Padding: the browser draws the edge labels in its own font, a little wider than graphviz measured them.
     graph = Digraph("branches", graph_attr={"rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.2",
                                             "pad": "0.3"})
-    graph.attr("node", shape="box", fontname=FONT, fontsize="12", fontcolor=INK, style="filled", margin="0.12,0.06")
-    graph.attr("edge", fontname=FONT, fontsize="11", color=MUTED, fontcolor=MUTED, arrowsize="0.6")
+    graph.attr("node", shape="box", fontname=FONT, fontsize="13", fontcolor=INK, style="filled", margin="0.12,0.06")
+    graph.attr("edge", fontname=FONT, fontsize="13", color=MUTED, fontcolor=MUTED, arrowsize="0.6")
     for number, branch in enumerate(tree.branches.values()):
         state = branch.state
         standing = clip(state.result or "", 36) if state.done else "going on"
@@ -104,7 +104,7 @@ def mark_run_graph(graph: graphviz.Digraph, branch: Branch, shown: RunState) -> 
         if _has_node(graph, left):
             said = f"fork: {branch.name} leaves {branch.parent}\\n{where_it_left(branch)}"
             graph.node("fork", graphviz.nohtml(said), shape="box", style="dashed", color=MUTED, fontcolor=MUTED,
-                       fontsize="11")
+                       fontsize="13")
             graph.edge("fork", left, style="dashed", color=MUTED, arrowhead="none")
     for index, mark in branch.marks.items():
         if index >= len(shown.records):

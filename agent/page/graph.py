@@ -131,7 +131,7 @@ def run_graph(state: RunState, last_turns: int | None = None, next_step: bool = 
     graph = Digraph("run", graph_attr={"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.3",
                                        "bgcolor": "transparent", "fontname": FONT})
     graph.attr("node", shape="box", fontname=FONT, fontsize="13", fontcolor=INK, margin="0.14,0.07", height="0.3")
-    graph.attr("edge", color=MUTED, arrowsize="0.6")
+    graph.attr("edge", fontname=FONT, fontsize="13", color=MUTED, arrowsize="0.6")
     _node(graph, "task", _label("task", clip(state.task, 48)), "task", state.task)
     tails = ["task"]
     first = 1
@@ -240,7 +240,7 @@ def loop_diagram(taken: TurnPath | None) -> Digraph:
     graph.attr("edge", fontname=FONT, fontsize="13", arrowsize="0.6")
     harness = Digraph(name="cluster_sandbox", graph_attr={
         "label": _label(*HARNESS_LABEL.split("\n")), "style": "dashed", "color": QUIET_LINE, "fontcolor": QUIET_INK,
-        "fontname": FONT, "fontsize": "12", "labeljust": "l"})
+        "fontname": FONT, "fontsize": "13", "labeljust": "l"})
     for name, text, shape in CYCLE_NODES:
         label = _label(*text.split("\n"))
         spine = {"group": "spine"} if name in SPINE else {}  # one group: the loop's own steps in a straight line
