@@ -145,3 +145,25 @@ def test_next_scenario_after_browser_steps_and_undo_brings_the_finished_run_back
     expect(page.locator(STATUS)).to_have_text("turn 2 of 40 · 4 messages · 1 tool call")
     no_exception_box(page)
     page.context.close()
+
+
+def test_the_frames_go_once_a_page_and_a_page_that_lost_them_gets_them_again(chromium, sandbox):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page, _ = open_start_here(chromium, f"{sandbox.url}/?controls=start&script=runaway&predict=off")
+    received: list[int] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: received.append(len(frame))))
+    page.keyboard.press("s")
+    page.keyboard.press("s")
+    page.get_by_role("button", name="Undo").click()  # a server action: where the run stands, not the frames again
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_contain_text("turn 1 of 40")
+    assert max(received, default=0) < 100_000, "a server action sent the frames (or Graphviz) again"
+    page.evaluate("() => globalThis.loopSandboxFrames.clear()")  # a page that lost them
+    page.get_by_role("button", name="Redo").click()
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40", timeout=10_000)  # it asked, and they came
+    page.keyboard.press("s")
+    expect(page.locator(STATUS)).to_contain_text("turn 3 of 40")
+    no_exception_box(page)
+    page.context.close()

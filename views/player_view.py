@@ -27,6 +27,7 @@ VERSION_KEY = "player_version_"  # the player's version in its container's key
 # and the class of the player's container with its version (a key pressed before that player mounts waits).
 PAGE = {"app": '[data-testid="stApp"]', "state": "data-test-script-state", "keyed": "st-key-",
         "version": f"st-key-{VERSION_KEY}"}
+SENT_VIZ, SENT_FRAMES = "player_sent_viz", "player_sent_frames"  # what this session's page already holds
 PLAYED = "played"  # the player's actions in the address, written by the browser: a reload replays them
 
 VIZ = st.components.v2.component(
@@ -94,11 +95,19 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
         take_up(box, (st.session_state.get(KEY) or {}).get("next_scenario"))
         act(box.next_scenario)
 
-    VIZ(key="graphviz")
-    FRAMES(key="player_frames", data=frames)
+    # Graphviz and the frames stay in the browser's page once there: drawn again only for other frames, or when
+    # the player asks for them (a page that lost them), so a server action does not carry 2 MB of them again.
+    ss = st.session_state
+    if not ss.get(SENT_VIZ):
+        VIZ(key="graphviz")
+        ss[SENT_VIZ] = True
+    if ss.get(SENT_FRAMES) != key:
+        FRAMES(key="player_frames", data=frames)
+        ss[SENT_FRAMES] = key
     # The version in the container's key: drawn with the page's other elements, it tells a player on screen that
     # a newer one is coming (its own component mounts a moment later), so a key pressed between waits for it.
     with st.container(key=f"{VERSION_KEY}{version}"):
         PLAYER(key=KEY, data={"frames_key": key, "start": start, "query": query, "next": next_label,
                               "version": version, "taken": box.player_taken, "page": PAGE},
-               on_next_scenario_change=next_scenario, on_played_change=lambda: None)
+               on_next_scenario_change=next_scenario, on_played_change=lambda: None,
+               on_frames_wanted_change=lambda: [ss.pop(SENT_FRAMES, None), ss.pop(SENT_VIZ, None)])

@@ -584,13 +584,21 @@ export function mount(root, data) {
 export function mountOnPage(component) {
   const frames = framesHeld().get(component.data.frames_key);
   // Not here yet: mounted when they come (by this module's own mountWith: its keys and held clicks).
-  if (!frames) { framesAwaited().set(component.data.frames_key, (came) => mountWith(component, came)); return; }
+  if (!frames) {
+    framesAwaited().set(component.data.frames_key, (came) => mountWith(component, came));
+    // The host sends them once a page: a page that has lost them asks again, if they do not come on their own.
+    setTimeout(() => {
+      if (framesAwaited().has(component.data.frames_key)) component.setTriggerValue("frames_wanted", true);
+    }, FRAMES_GRACE_MS);
+    return;
+  }
   mountWith(component, frames);
 }
 
 // The frames come in an element of their own that stays the same while the run's settings do (Streamlit then
 // sends it once and a reference after): a server action resends only where the run stands. Its component loads
 // this file as a module of its own, so what the two share is on globalThis.
+const FRAMES_GRACE_MS = 1500;
 const framesHeld = () => (globalThis.loopSandboxFrames ||= new Map());
 const framesAwaited = () => (globalThis.loopSandboxFramesAwaited ||= new Map());
 export function holdFrames({ data }) {
