@@ -15,22 +15,18 @@ refuses the sampling fields and two kinds of content that 2023-06-01 takes.
 
 Every request is checked whole, as the API checks it, so a loop that edits a
 message it sent before is judged on the edited request. `RequestChecker` keeps
-that cheap over a long run: it proves that the messages it accepted last time
-are unchanged and then checks only the last turn again and the new messages;
-anything the proof cannot rule out is checked from the start. The sandbox's own
-run keeps its messages in a `watched.Conversation`, whose every change is
-counted, so the proof costs nothing per earlier message and a run stays linear.
-Any other list is proved at C speed (`_unchanged`): the same objects, contents
-and lengths, or, for a request that came as JSON, equal values.
+that cheap over a long run: `accepted.AcceptedPrefix` proves that the messages it
+accepted last time are unchanged, and then only the last turn is checked again
+with the new messages; anything the proof cannot rule out is checked from the start.
 """
 
 from __future__ import annotations
 
 import copy
-from operator import itemgetter
 from typing import Any
 
-from agent.api import limits, schema, signing, watched
+from agent.api import limits, schema, signing
+from agent.api.accepted import AcceptedPrefix, Proof
 from agent.api.rules import (
     ID_PATTERN,
     Turn,
@@ -54,7 +50,6 @@ API_VERSIONS = (OLD_VERSION, LATEST_VERSION)
 BETA_ENDPOINT = "beta=true"
 """Stands in a request's betas for the beta endpoint's query (`/v1/messages?beta=true`, every `client.beta.messages`
 call): alone it unlocks only what recordings show the API took there with no beta named (a `system` message)."""
-_content = itemgetter("content")
 
 
 class RequestRejected(Exception):
@@ -140,57 +135,13 @@ class RequestChecker:
 
     def _reset(self) -> None:
         # What the last accepted request proved: messages before `_settled` pass every rule that a later
-        # message cannot change; the lists below are what `_unchanged` compares the next request with.
+        # message cannot change; `_accepted` is what the next request's messages are proved to start with.
         self._settled = 0
         self._settled_number = 0  # the API's number for the message at `_settled` (real-API mode merges)
         self._final_number = 0  # ... and for the last message of the request checked last
-        self._length = 0
         self._ids: list[tuple[int, str]] = []  # (message index, tool_use id), in order
         self._id_set: set[str] = set()
-        self._messages: list[Any] = []
-        self._contents: list[Any] = []
-        self._content_sizes: list[int] = []
-        self._changes = watched.changes()
-        self._conversation: list[Any] | None = None  # the last accepted messages list itself
-        self._all_watched = False  # ... a `watched.Conversation` whose every message is fully watched
-
-    def _unchanged(self, messages: list[Any]) -> bool:
-        """Whether the messages of the last accepted request are, as far as a cheap proof can tell, as they were.
-
-        Each comparison runs in C over the whole prefix: the same message objects, holding the same content
-        objects of the same lengths; and no watched reply block (the model's content, `agent.api.watched`) changed.
-        What this cannot see: an in-place change to a dict the loop built itself (a message's role or an added
-        key, a block of its own tool results), or a block swapped inside the loop's own list for another.
-        """
-        n = self._length
-        if not 0 < n <= len(messages) or self._changes != watched.changes():
-            return False
-        if messages is self._conversation and self._all_watched:  # the sandbox's own run: nothing to go over
-            self.by_watch += 1
-            return True
-        prefix = messages[:n]
-        if prefix != self._messages:
-            return False
-        try:
-            contents = [message["content"] for message in prefix]  # faster than map(itemgetter) on 3.11+
-            return contents == self._contents and list(map(len, contents)) == self._content_sizes
-        except (KeyError, TypeError):  # a message that lost its content since
-            return False
-
-    def _remember(self, messages: list[Any]) -> None:
-        added = messages[len(self._messages):]
-        if messages is not self._conversation:
-            self._conversation, added_watched = messages, messages
-            self._all_watched = isinstance(messages, watched.Conversation)
-        else:
-            added_watched = added
-        self._all_watched = self._all_watched and all(map(watched.fully_watched, added_watched))
-        self._messages.extend(added)
-        contents = list(map(_content, added))
-        self._contents.extend(contents)
-        self._content_sizes.extend(map(len, contents))
-        self._length = len(messages)
-        self._changes = watched.changes()
+        self._accepted = AcceptedPrefix()
 
     def check(self, messages: Any, *, thinking: bool = False) -> list[str]:
         """Every problem with this request's messages, in order; empty when the API would accept it.
@@ -202,15 +153,17 @@ class RequestChecker:
             self._reset()
             return ["messages: Input should be a valid list"]
         self.checked += 1
-        if not self._unchanged(messages):
+        proof = self._accepted.proof(messages)
+        if proof is None:
             self._reset()
             self.from_start += 1
+        self.by_watch += proof == Proof.WATCHED
         problems = self._check_from(messages, self._settled)
         problems += self._thinking_problems(messages, thinking)
         if problems:
             self._reset()
         else:
-            self._remember(messages)
+            self._accepted.remember(messages)
         return problems
 
     def require_fields(self, body: dict[str, Any]) -> None:
@@ -271,8 +224,7 @@ class RequestChecker:
         # turn is checked again, since it now pairs with what comes after it.
         while self._ids and self._ids[-1][0] >= start:
             self._id_set.discard(self._ids.pop()[1])
-        for remembered in (self._messages, self._contents, self._content_sizes):
-            del remembered[start:]
+        self._accepted.forget_from(start)
         problems: list[str] = []
         if start == 0 and self.mode == "lesson" and isinstance(messages[0], dict) \
                 and messages[0].get("role") == "assistant":
@@ -317,7 +269,7 @@ class RequestChecker:
     def _turns(self, messages: list[Any], start: int, problems: list[str]) -> Any:
         current: Turn | None = None
         number = self._settled_number if start else 0  # real-API mode: the next turn's number once merged
-        known = self._length  # the last accepted request's length: its user messages passed on their own
+        known = self._accepted.length  # the last accepted request's length: its user messages passed on their own
         for i in range(start, len(messages)):
             role: str | None
             if i < known and messages[i].get("role") == "user":  # no rule of one user message hangs on its place
