@@ -360,3 +360,24 @@ def test_an_empty_task_is_asked_for_where_the_layout_has_its_box():
     box.set_layout(Layout.ALL)
     said = box.step(None)
     assert said is not None and "in the Task box, then Step" in said.text
+
+
+def test_graphviz_and_the_frames_are_drawn_once_a_page_until_the_run_changes(monkeypatch):
+    from agent.page.links import Link, to_query
+    from views import player_view
+
+    drawn: list[str] = []
+    for name in ("VIZ", "FRAMES"):
+        real = getattr(player_view, name)
+        monkeypatch.setattr(player_view, name, lambda *a, _real=real, _name=name, **k: (drawn.append(_name),
+                                                                                          _real(*a, **k))[1])
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    at = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30)
+    for name, value in to_query(Link(script="runaway", layout=Layout.START, predicting=False)).items():
+        at.query_params[name] = value
+    at = played(run(at), steps=2)
+    at = run(at.button(key="undo").click())  # server actions: where the run stands, not 2 MB again
+    at = run(at.button(key="redo").click())
+    assert drawn == ["VIZ", "FRAMES"]
+    at = run(at.toggle(key="predicting").set_value(True))  # other frames (each turn asks): those, not Graphviz
+    assert drawn == ["VIZ", "FRAMES", "FRAMES"]

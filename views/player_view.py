@@ -20,6 +20,7 @@ from agent.page.frames import NotPlayable, frames_of, playable, start_of
 from agent.page.html_cards import CARDS_CSS
 from agent.page.player_html import player_file
 from agent.page.sandbox import Notice, Sandbox
+from agent.page.sandbox_values import PlayerSent
 
 KEY = "player"  # the component's key: its state holds what the player did since the frames were drawn
 VERSION_KEY = "player_version_"  # the player's version in its container's key
@@ -27,7 +28,6 @@ VERSION_KEY = "player_version_"  # the player's version in its container's key
 # and the class of the player's container with its version (a key pressed before that player mounts waits).
 PAGE = {"app": '[data-testid="stApp"]', "state": "data-test-script-state", "keyed": "st-key-",
         "version": f"st-key-{VERSION_KEY}"}
-SENT_VIZ, SENT_FRAMES = "player_sent_viz", "player_sent_frames"  # what this session's page already holds
 PLAYED = "played"  # the player's actions in the address, written by the browser: a reload replays them
 
 VIZ = st.components.v2.component(
@@ -69,12 +69,12 @@ def _frames(key: str, _box: Sandbox) -> bytes | None:
 
 def take_up(box: Sandbox, said: Any) -> None:
     """What the player says it did, taken once through the Sandbox's methods, if it was said of these frames."""
-    if not isinstance(said, dict) or said.get("base") != box.player_sent or not isinstance(said.get("played"), str):
+    if not isinstance(said, dict) or said.get("base") != box.player.version or not isinstance(said.get("played"), str):
         return
-    if said.get("id") is not None and said.get("id") == box.player_taken:
+    if said.get("id") is not None and said.get("id") == box.player.taken:
         return
-    box.player_taken = str(said.get("id"))
-    box.player_sent = None  # taken once: the frames drawn next start where these actions left the run
+    box.player.taken = str(said.get("id"))
+    box.player.version = None  # taken once: the frames drawn next start where these actions left the run
     take_up_played(box, said["played"])
 
 
@@ -83,13 +83,18 @@ def take_up_played(box: Sandbox, played: str) -> None:
         box.notice = Notice.warning(f"Part of what was done in the browser could not be taken up: {problem}.")
 
 
+def lost(sent: PlayerSent) -> None:
+    """The page asked for the frames: it has lost them (and maybe Graphviz), so both are drawn again."""
+    sent.viz, sent.frames_key = False, None
+
+
 def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Callable[..., Any]) -> None:
     """The player, from where the Sandbox's run stands; `query` is the address the page writes for it."""
     key = frames_key(box)
     frames = _frames(key, box)
     start = start_of(box)
-    version = hashlib.sha256(json.dumps([key, start, query, box.player_taken]).encode()).hexdigest()[:16]
-    box.player_sent = version
+    version = hashlib.sha256(json.dumps([key, start, query, box.player.taken]).encode()).hexdigest()[:16]
+    box.player.version = version
 
     def next_scenario() -> None:
         take_up(box, (st.session_state.get(KEY) or {}).get("next_scenario"))
@@ -97,17 +102,17 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
 
     # Graphviz and the frames stay in the browser's page once there: drawn again only for other frames, or when
     # the player asks for them (a page that lost them), so a server action does not carry 2 MB of them again.
-    ss = st.session_state
-    if not ss.get(SENT_VIZ):
+    sent = box.player
+    if not sent.viz:
         VIZ(key="graphviz")
-        ss[SENT_VIZ] = True
-    if ss.get(SENT_FRAMES) != key:
+        sent.viz = True
+    if sent.frames_key != key:
         FRAMES(key="player_frames", data=frames)
-        ss[SENT_FRAMES] = key
+        sent.frames_key = key
     # The version in the container's key: drawn with the page's other elements, it tells a player on screen that
     # a newer one is coming (its own component mounts a moment later), so a key pressed between waits for it.
     with st.container(key=f"{VERSION_KEY}{version}"):
         PLAYER(key=KEY, data={"frames_key": key, "start": start, "query": query, "next": next_label,
-                              "version": version, "taken": box.player_taken, "page": PAGE},
+                              "version": version, "taken": box.player.taken, "page": PAGE},
                on_next_scenario_change=next_scenario, on_played_change=lambda: None,
-               on_frames_wanted_change=lambda: [ss.pop(SENT_FRAMES, None), ss.pop(SENT_VIZ, None)])
+               on_frames_wanted_change=lambda: lost(sent))

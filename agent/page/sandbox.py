@@ -41,6 +41,7 @@ from agent.page.sandbox_values import (
     SETTING_NAMES,
     VIEWS,
     Notice,
+    PlayerSent,
     Settings,
     plural,
 )
@@ -98,10 +99,8 @@ class Sandbox(History, ChangeThePast, Predicting):
     """The real model's SDK client and the settings it was made with (never in a snapshot: it holds the key)."""
     written_query: dict[str, str] | None = None
     """The URL query the page last wrote (a write is a message to the browser: only when it changes)."""
-    player_sent: str | None = None
-    """The version of the frames the page's player was last sent: what it did since is taken up once."""
-    player_taken: str | None = None
-    """The id of what the page's player handed over last: the player lets a held click go when it sees it."""
+    player: PlayerSent = field(default_factory=PlayerSent, repr=False)
+    """What the page's player was last sent and handed back."""
     panel_drawn_for: tuple | None = None
     """What the open Change the past panel was last drawn from: a Step's run draws it again when this changes."""
     widgets_seen: dict[str, int] | None = field(default=None, repr=False)

@@ -70,3 +70,17 @@ WORK = ("model", "script", "settings", "run_model", "tree", "script_models", "ha
 def plural(count: int, word: str) -> str:
     ending = "" if count == 1 else "es" if word.endswith(("ch", "sh", "s", "x")) else "s"
     return f"{count:,} {word}{ending}"
+
+
+@dataclass
+class PlayerSent:
+    """What the page's player was last sent, and what it handed back (Start here, `views/player_view.py`)."""
+
+    version: str | None = None
+    """The version of the player drawn last: what the player says it did of that version is taken up once."""
+    taken: str | None = None
+    """The id of what the player handed over last: the player lets a held click go when it sees it."""
+    viz: bool = False
+    """Graphviz is in this session's page (it stays there once drawn)."""
+    frames_key: str | None = None
+    """The frames this session's page holds (sent again only for other frames, or when it asks)."""
