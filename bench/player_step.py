@@ -6,7 +6,8 @@ see the same machine: a Step at turn 2 and at turns 36-40 (from the click until 
 show the new turn) against a click of the trivial page's button until its counter shows the new count, both timed
 inside the page (a click, then every animation frame looks for the new text). Then, in
 the exported page, the work of a Step at turn 40 inside the browser (the key's handler, the redraw and the layout
-it forces, timed with performance.now), repeated, against one 16 ms frame.
+it forces, timed with performance.now), repeated, against one 16 ms frame. Last, Start here's player on the
+sandbox page itself, timed the same way beside the trivial page, with the websocket messages the page sent.
 
     python bench/player_step.py [--repeats 3] [--frame-repeats 40]
 """
