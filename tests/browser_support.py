@@ -193,9 +193,43 @@ def open_page(browser: Any, url: str, width: int = 1440, height: int = 1300, on_
     return page
 
 
-def wait_for_idle(page: Any, timeout: float = 30_000) -> None:
-    """Until Streamlit has finished running the script for this page."""
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
+# Whether the app has said it is not running for `quiet` ms: the time of its last change of state is kept by an
+# observer, so a run that started and ended between two looks still counts.
+QUIET_JS = """(quiet) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app) return false;
+  if (!window.__sandboxTestQuiet) {
+    const watched = window.__sandboxTestQuiet = {since: performance.now()};
+    new MutationObserver(() => { watched.since = performance.now(); })
+      .observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+  }
+  return app.getAttribute("data-test-script-state") === "notRunning"
+    && performance.now() - window.__sandboxTestQuiet.since >= quiet;
+}"""
+
+
+# Whether nothing on the page has moved for `still` ms: the time of the last layout shift is kept by an observer
+# (an expander opening slides what is below it for a while, frame by frame).
+STILL_JS = """(still) => {
+  if (!window.__sandboxTestMoved) {
+    const moved = window.__sandboxTestMoved = {at: performance.now()};
+    new PerformanceObserver((list) => { for (const entry of list.getEntries()) moved.at = performance.now(); })
+      .observe({type: "layout-shift"});
+  }
+  return performance.now() - window.__sandboxTestMoved.at >= still;
+}"""
+
+
+def wait_for_still(page: Any, timeout: float = 10_000, still: float = 300) -> None:
+    """Until nothing on the page has moved for `still` ms: a click aimed at a button while it slides lands on
+    whatever was under the pointer."""
+    page.wait_for_function(STILL_JS, arg=still, polling=50, timeout=timeout)
+
+
+def wait_for_idle(page: Any, timeout: float = 30_000, quiet: float = 200) -> None:
+    """Until Streamlit has finished running the script for this page, and started no other run for `quiet` ms:
+    a click's run may start a moment after the click (a busy machine), and the page is redrawn when it ends."""
+    page.wait_for_function(QUIET_JS, arg=quiet, polling=50, timeout=timeout)
 
 
 # Each character drawn in the element's own font beside characters no font has (unassigned code points): the

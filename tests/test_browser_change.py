@@ -7,7 +7,7 @@ fixtures are `tests/test_browser.py`'s). Screenshots go to test-artifacts/.
 import re
 
 import pytest
-from browser_support import undrawable_characters
+from browser_support import undrawable_characters, wait_for_still
 from test_browser import (
     chromium,
     no_exception_box,
@@ -28,6 +28,7 @@ def open_panel(page, tab: str) -> None:
     wait_for_idle(page)
     page.get_by_role("tab", name=tab).click()
     wait_for_idle(page)
+    wait_for_still(page)
 
 
 def choose(page, label: str, option: str) -> None:

@@ -95,8 +95,8 @@ def test_five_quick_clicks_on_step_while_the_first_is_in_flight_are_five_steps(c
 
 
 def test_a_double_click_on_step_with_this_fault_is_two_faulty_turns(chromium, slow_sdk_server):  # noqa: F811
-    """Change the past's buttons take their turn too: the first click's run waits for the SDK under a spinner,
-    where Streamlit would stop it for the second click's, and the first fault would never be stepped."""
+    """Change the past's buttons take their turn too, and act in callbacks: the first click's fault waits for
+    the SDK before the run draws anything, where no second click can stop it half done."""
     from playwright.sync_api import expect
 
     page = open_page(chromium, f"{slow_sdk_server.url}/?script=runaway")

@@ -98,6 +98,9 @@ def test_an_edit_that_is_not_json_says_so_and_changes_nothing(at):
     next(a for a in at.text_area if a.key and a.key.startswith("edit_blocks_")).set_value("[{oops")
     click(at, "Apply this reply")
     assert "the blocks are not JSON" in texts(at.error) and at.session_state["sandbox"].run.to_json() == before
+    panel = next(box for box in at.expander if box.label.startswith("Change the past"))
+    assert "the blocks are not JSON" in texts(panel.error)  # beside the form, in the panel
+    assert next(a for a in at.text_area if a.key.startswith("edit_blocks_")).value == "[{oops"  # the text is kept
 
 
 def test_a_tool_result_edited_at_the_fork_is_what_the_next_request_carries(at):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -12,13 +13,13 @@ from agent.page.sandbox import Notice
 from views import player_view
 
 
-def act(method: Callable[..., Notice | None], *args: Any, errors_beside: bool = False) -> Notice | None:
-    """Take the action; what it says is the page's notice on this rerun. `errors_beside`: an error is returned
-    instead, for the form that took the action to show beside itself (the notice is then cleared)."""
+def act(method: Callable[..., Notice | None], *args: Any, beside: str | None = None) -> None:
+    """Take the action; what it says is the page's notice on this rerun. `beside`: the key of the form's button
+    that took it, where an error is drawn instead of at the top (views/notices.py)."""
     box = st.session_state.get("sandbox")
     if box is not None:  # what the player did in the browser comes before this click
         player_view.take_up(box, (st.session_state.get(player_view.KEY) or {}).get("played"))
     said = method(*args)
-    beside = errors_beside and said is not None and said.kind == NoticeKind.ERROR
-    st.session_state.sandbox.notice = None if beside else said
-    return said if beside else None
+    if beside is not None and said is not None and said.kind == NoticeKind.ERROR:
+        said = replace(said, beside=beside)
+    st.session_state.sandbox.notice = said

@@ -7,7 +7,8 @@ run on screen is always the current branch of the Sandbox's `RunTree`
 shows whichever branch the tree says is current. Forking copies the turns
 before the fork as data, and the branch's own FakeModel continues the script
 from where the branch's records say it had got. Every action here is a step
-of `agent.loop` (through the tree), never a loop of its own.
+of `agent.loop` (through the tree), never a loop of its own. Its buttons act in
+callbacks, and an error they meet is drawn beside the form that met it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from agent.branches import MAIN, RunTree
 from agent.loop import Model, RunState
 from agent.models.faults import FAULTS
 from agent.models.hand_model import STOP_REASONS
-from agent.page import view
+from agent.page import real_model, view
 from agent.page.branches_view import (
     blocks_from_text,
     blocks_text,
@@ -35,12 +36,14 @@ from agent.page.branches_view import (
     stop_reason_choices,
 )
 from agent.page.html_cards import comparison_html
+from agent.page.names import NoticeKind
 from agent.page.safe_text import as_text
 from agent.page.sandbox import ModelKind, Notice, Sandbox
 from agent.page.sandbox_values import plural
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views.actions import act
+from views.notices import show_notice
 
 ss = st.session_state
 MAX_HAND_CALLS = 4
@@ -166,31 +169,33 @@ def edit_section(current: RunTree) -> None:
         st.info(missing, icon=":material/speaker_notes_off:")
     reasons, own_reason = stop_reason_choices(record.reply, STOP_REASONS)
     key = f"{branch.name}_{k}_{len(branch.marks)}"  # fresh fields after each edit
-    stop_reason = st.selectbox("stop_reason", reasons, index=reasons.index(own_reason), key=f"edit_stop_{key}")
-    typed = st.text_area("The reply's blocks (JSON): change the text, add, remove or change tool calls",
-                         blocks_text(record.reply), height=160, key=f"edit_blocks_{key}")
-    if st.button("Apply this reply", icon=":material/edit:", key=f"edit_apply_{key}"):
-        try:
-            problem = act(box().edit_reply, stop_reason, blocks_from_text(typed), errors_beside=True)
-        except ValueError as exc:
-            problem = Notice.error(str(exc))
-        if problem:
-            st.error(as_text(problem.text), icon=":material/error:")
-            return
-        st.rerun()  # fresh fields, and the tabs below show the turn as edited
+    st.selectbox("stop_reason", reasons, index=reasons.index(own_reason), key=f"edit_stop_{key}")
+    st.text_area("The reply's blocks (JSON): change the text, add, remove or change tool calls",
+                 blocks_text(record.reply), height=160, key=f"edit_blocks_{key}")
+    st.button("Apply this reply", icon=":material/edit:", key=f"edit_apply_{key}", on_click=apply_reply, args=(key,))
+    show_notice(box(), f"edit_apply_{key}")
     for position, tool_run in enumerate(record.tool_runs):
         lines = tool_run.content.count("\n") + 1  # a result keeps its newlines: a box as tall as its lines, in reason
-        content = st.text_area(f"Result of {tool_run.name} (call {position + 1})", tool_run.content,
-                               height=min(68 + 24 * (lines - 1), 240), key=f"edit_result_{key}_{position}")
+        st.text_area(f"Result of {tool_run.name} (call {position + 1})", tool_run.content,
+                     height=min(68 + 24 * (lines - 1), 240), key=f"edit_result_{key}_{position}")
         with st.container(horizontal=True, vertical_alignment="center"):  # under the box: no column to squeeze
-            is_error = st.checkbox("is_error", tool_run.is_error, key=f"edit_is_error_{key}_{position}")
-            saved = st.button("Change it", key=f"edit_result_apply_{key}_{position}")
-        if saved:
-            problem = act(box().edit_result, position, content, is_error, errors_beside=True)
-            if problem:
-                st.error(as_text(problem.text), icon=":material/error:")
-                return
-            st.rerun()
+            st.checkbox("is_error", tool_run.is_error, key=f"edit_is_error_{key}_{position}")
+            st.button("Change it", key=f"edit_result_apply_{key}_{position}",
+                      on_click=lambda position=position: act(
+                          box().edit_result, position, ss[f"edit_result_{key}_{position}"],
+                          ss[f"edit_is_error_{key}_{position}"], beside=f"edit_result_apply_{key}_{position}"))
+        show_notice(box(), f"edit_result_apply_{key}_{position}")
+
+
+def apply_reply(key: str) -> None:
+    """Apply this reply's callback. The forms' buttons act in callbacks, before the run draws anything: a click
+    elsewhere that asks for a rerun cannot stop them half done (views/sandbox.py's on_step says how)."""
+    try:
+        blocks = blocks_from_text(ss[f"edit_blocks_{key}"])
+    except ValueError as exc:  # not JSON, or not a list of blocks: said beside the form, the text kept
+        box().notice = Notice(NoticeKind.ERROR, str(exc), beside=f"edit_apply_{key}")
+        return
+    act(box().edit_reply, ss[f"edit_stop_{key}"], blocks, beside=f"edit_apply_{key}")
 
 
 def on_tree_loaded() -> None:
@@ -205,20 +210,23 @@ def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> No
     st.caption("Choose what goes wrong on the next turn, then step it. The loop meets the fault on its own code "
                "path; the graph and the console mark it as injected.")
     kind = st.selectbox("What goes wrong", list(FAULTS), format_func=FAULTS.get, key="fault_kind")
-    tool = ""
     if kind == "tool_raises":
-        tool = st.selectbox("Which tool", ["", *box().run.tool_names], key="fault_tool",
-                            format_func=lambda name: name or "every tool the reply calls")
-    if st.button("Step with this fault", icon=":material/bolt:", key="fault_step"):
-        real = model_for()
-        if box().run_model == ModelKind.REAL and real is None:
-            return  # the real model could not be set up: the notice says why
-        with st.spinner("Asking the model…"):
-            problem = act(box().inject_fault, kind, tool, real, errors_beside=True)
-        if problem:
-            st.error(as_text(problem.text), icon=":material/error:")
-            return
-        st.rerun()  # the branch picker above was drawn before this turn: draw it as the branch now stands
+        st.selectbox("Which tool", ["", *box().run.tool_names], key="fault_tool",
+                     format_func=lambda name: name or "every tool the reply calls")
+    st.button("Step with this fault", icon=":material/bolt:", key="fault_step", on_click=step_with_fault,
+              args=(model_for,))
+    show_notice(box(), "fault_step")
+
+
+def step_with_fault(model_for: Callable[[], Model | None]) -> None:
+    """Step with this fault's callback (see apply_reply); the SDK is waited for here, not under a spinner."""
+    real_model.wait_for_sdk()
+    real = model_for()
+    if box().run_model == ModelKind.REAL and real is None:
+        return  # the real model could not be set up: the notice says why
+    kind = ss.fault_kind
+    tool = (ss.get("fault_tool") or "") if kind == "tool_raises" else ""  # the tool picker is drawn for this fault only
+    act(box().inject_fault, kind, tool, real, beside="fault_step")
 
 
 def hand_section(current: RunTree) -> None:
@@ -227,23 +235,27 @@ def hand_section(current: RunTree) -> None:
                "inputs are checked against the tools' schemas. Save the session from the Export tab (This run as "
                "a FakeModel script) and it replays like a built-in script.")
     stop_at, calls_at = st.columns(2)
-    stop_reason = stop_at.selectbox("stop_reason", STOP_REASONS, key="hand_stop")
-    count = calls_at.number_input("Tool calls", 0, MAX_HAND_CALLS, key="hand_calls", step=1)
-    thinking = st.text_area("Thinking (optional)", key="hand_thinking", height=68)
-    text = st.text_area("Text", key="hand_text", height=68)
-    calls = []
-    for position in range(1, int(count) + 1):
+    stop_at.selectbox("stop_reason", STOP_REASONS, key="hand_stop")
+    count = int(calls_at.number_input("Tool calls", 0, MAX_HAND_CALLS, key="hand_calls", step=1))
+    st.text_area("Thinking (optional)", key="hand_thinking", height=68)
+    st.text_area("Text", key="hand_text", height=68)
+    for position in range(1, count + 1):
         name_at, input_at = st.columns([1, 3])
         names = run.tool_names or list(TOOLS)
         name = name_at.selectbox(f"Tool {position}", names, key=f"hand_tool_{position}")
-        typed = input_at.text_input(f"Input {position} (JSON)", key=f"hand_input_{position}",
-                                    placeholder=input_example(TOOLS[name].input_schema))
-        calls.append((name, typed))
-    if st.button("Send this reply", type="primary", icon=":material/send:", key="hand_send"):
-        try:
-            problem = act(box().hand, stop_reason, form_blocks(thinking, text, calls), errors_beside=True)
-        except ValueError as exc:  # a tool input that is not a JSON object
-            problem = Notice.error(str(exc))
-        if problem is None:
-            st.rerun()  # the branch picker above was drawn before this turn: draw it as the branch now stands
-        st.error(as_text(problem.text), icon=":material/error:")
+        input_at.text_input(f"Input {position} (JSON)", key=f"hand_input_{position}",
+                            placeholder=input_example(TOOLS[name].input_schema))
+    st.button("Send this reply", type="primary", icon=":material/send:", key="hand_send", on_click=send_by_hand,
+              args=(count,))
+    show_notice(box(), "hand_send")
+
+
+def send_by_hand(count: int) -> None:
+    """Send this reply's callback (see apply_reply): the form as the learner left it, read from its fields."""
+    calls = [(ss[f"hand_tool_{position}"], ss[f"hand_input_{position}"]) for position in range(1, count + 1)]
+    try:
+        blocks = form_blocks(ss.hand_thinking, ss.hand_text, calls)
+    except ValueError as exc:  # a tool input that is not a JSON object
+        box().notice = Notice(NoticeKind.ERROR, str(exc), beside="hand_send")
+        return
+    act(box().hand, ss.hand_stop, blocks, beside="hand_send")

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
+from agent.page import real_model
 from agent.page.names import NoticeKind
 from agent.page.safe_text import as_text
 from agent.page.sandbox import Sandbox
-from views.run_tabs import api_key
 
 SAY_NOTICE = {NoticeKind.INFO: st.info, NoticeKind.WARNING: st.warning, NoticeKind.ERROR: st.error}
 """How each kind of notice is drawn."""
 
 
-def show_notice(box: Sandbox) -> None:
-    """The Sandbox's notice, if it has one, as plain text (a notice quotes runs, scripts and files), with the
-    API key blanked wherever it came from: an error's words may quote it, whichever model the run has now."""
-    if box.notice:
+def api_key() -> tuple[str, str]:
+    """The key and where it came from (the field, ANTHROPIC_API_KEY, st.secrets); the key itself is never shown."""
+    return real_model.find_api_key(st.session_state.get("api_key", ""), os.environ, st.secrets)
+
+
+def show_notice(box: Sandbox, beside: str | None = None) -> None:
+    """The Sandbox's notice, if it has one and it belongs here (at the top, or `beside` the form whose button
+    has that key), as plain text (a notice quotes runs, scripts and files), with the API key blanked wherever it
+    came from: an error's words may quote it, whichever model the run has now."""
+    if box.notice and box.notice.beside == beside:
         SAY_NOTICE[box.notice.kind](as_text(box.notice.text, api_key()[0]))
     # It stays until the next action says something else: a rerun that is no action (a view picked, the
     # browser's own) must not take away what the last action said.

@@ -7,7 +7,6 @@ here reads the run and the session's settings; nothing changes the run.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import streamlit as st
@@ -16,7 +15,8 @@ from agent.branches import MAIN
 from agent.loop import RunState, TurnPath
 from agent.models.hand_model import written_by_hand
 from agent.openai_format import DIFFERENCES, side_by_side
-from agent.page import NotPlayable, real_model, run_page, view
+from agent.page import NotPlayable, run_page, view
+from agent.page.frames import GRAPH_TURNS
 from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
 from agent.page.lesson_loop import lesson_source, loop_caption, shown_record
@@ -28,11 +28,9 @@ from agent.real import record_script
 from agent.scripts import ScriptError
 from agent.summary import message_line
 from views import change_the_past  # marks a branch's fork, faults and edits on the graph and the console
+from views.notices import api_key
 from views.page_js import LOOP_DIAGRAM_KEY
 
-# The run graph draws this many latest turns and folds earlier ones into one node: the browser lays the
-# graph out again on every Step, at a cost that grows with its size (bench/page_step.py measures it).
-GRAPH_TURNS = 5
 CARD_TURNS = 3  # the Messages view draws the latest turns as cards, older ones as one line a message
 CONSOLE_LINE_CHARS = 2_000  # a console line is clipped here: a 20 MB answer is the Export tab's, not the console's
 ss = st.session_state
@@ -118,11 +116,6 @@ def turn_cost_line(record, priced_model: str) -> str:
     if ss.sandbox.run_model == ModelKind.TOY:
         return f"Usage: {usage} (the toy's estimate: about four characters a token)"
     return f"Usage: {usage} · the model took {record.model_seconds * 1000:.0f} ms"
-
-
-def api_key() -> tuple[str, str]:
-    """The key and where it came from (the field, ANTHROPIC_API_KEY, st.secrets); the key itself is never shown."""
-    return real_model.find_api_key(ss.get("api_key", ""), os.environ, st.secrets)
 
 
 def show_json_lazily(label: str, value: Any, key: str) -> None:

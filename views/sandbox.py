@@ -29,9 +29,9 @@ from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past, page_link, player_view, serving, start_here
 from views.actions import act
-from views.notices import show_notice
+from views.notices import api_key, show_notice
 from views.page_js import RESTORED, remember_layout_js
-from views.run_tabs import GRAPH_TURNS, api_key, export_view, loop_view, messages_view, run_view
+from views.run_tabs import GRAPH_TURNS, export_view, loop_view, messages_view, run_view
 from views.widget_state import begun_by_a_widget, mirror, remember_widgets
 
 ss = st.session_state

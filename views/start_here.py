@@ -13,6 +13,7 @@ import streamlit as st
 
 from agent.loop import TurnPath, TurnRecord
 from agent.page import view
+from agent.page.frames import GRAPH_TURNS  # as the player draws it on this layout
 from agent.page.graph import run_graph
 from agent.page.html_cards import message_html, messages_html, source_html
 from agent.page.keys import KEY_OF, START_KEYS_CAPTION
@@ -29,7 +30,6 @@ from views.notices import show_notice
 from views.widget_state import mirror
 
 ss = st.session_state
-GRAPH_TURNS = 4  # the run graph beside the loop draws the latest turns
 
 
 def layout_row(box: Sandbox, act: Callable[..., Any]) -> None:

@@ -30,7 +30,8 @@ from agent.page.terms import TERMS, first_terms
 from agent.summary import message_line
 
 GRAPH_TURNS = 5
-"""The run graph draws the latest turns and folds earlier ones into one node, as the page's Run view does."""
+"""The run graph draws this many latest turns and folds earlier ones into one node, here and on the page's views:
+the browser lays the graph out again on every Step, at a cost that grows with its size (bench/page_step.py)."""
 FRAMES_LIMIT = 200
 """Steps a player's run holds at most: a turn limit of 500 is the page's, not a lesson's to replay in a browser."""
 

@@ -23,6 +23,7 @@ class Notice:
 
     kind: NoticeKind
     text: str
+    beside: str | None = None  # the form it is drawn beside (its button's key), not at the top of the page
 
     @classmethod
     def info(cls, text: str) -> Notice:
