@@ -63,10 +63,9 @@ def turn_details(screen: Screen) -> None:
     """The exact request a turn sent and the reply that came back, under the turn's heading."""
     run, turn = screen.run, screen.turn
     heading = f"##### Turn {turn}\n\n" if turn else "##### Before the first turn\n\n"
-    if turn == run.turn and run.error:  # attempts at the next turn that have failed so far
-        tries = len(view.failed_attempts(run, turn + 1))
+    if tries := screen.next_failures:  # attempts at the next turn that have failed so far
         st.caption(f"The request for turn {turn + 1} has failed {tries} time{'s' if tries != 1 else ''} so far.")
-    record = view.record_of_turn(run, turn)
+    record = screen.record
     if record is None:
         if run.records:  # looking back at the start of a run that has gone on
             st.markdown(heading + "The state before turn 1: `messages` held the task, alone, and turn 1 sent it.")
@@ -74,7 +73,7 @@ def turn_details(screen: Screen) -> None:
             st.markdown(heading + "No turn has gone through yet. **Step** sends the first request: the task, alone.")
         st.html(message_html(run.messages[0], 0))
         return
-    for attempt in view.failed_attempts(run, turn):
+    for attempt in screen.attempts:
         mark = ss.sandbox.tree.branch.mark_of(attempt)
         retried = "the same click sent the retry at once" if mark is not None and mark.fault == "overloaded" else \
             "the next Step tried again"  # an injected 529 is retried inside its own Step (agent.models.faults)
@@ -95,7 +94,7 @@ def turn_details(screen: Screen) -> None:
         st.caption(note)
     if record.reply is not None:
         st.caption(turn_cost_line(record, screen.priced_model))
-        added = view.added_by_turn(run, turn)
+        added = screen.added
         st.html(messages_html(run.messages[added.start:added.stop], added.start, added, f"new in turn {turn}"))
     show_json_lazily("The exact request (JSON)", said.request, f"request{turn}")
     if record.reply is not None:
@@ -144,7 +143,7 @@ def loop_view(screen: Screen) -> None:
 def messages_view(screen: Screen) -> None:
     shown, turn = screen.shown, screen.turn
     messages = shown.messages
-    new = view.added_by_turn(shown, turn)
+    new = screen.added
     threaded = any(r.thread is not None for r in shown.records)  # the model holds the thread: not the whole array
     after = ("This is where the run ended." if shown.done else "The next request sends only the messages after the "
              "last reply, over its message thread." if threaded else "The next request sends this whole array.")

@@ -252,10 +252,10 @@ def real_settings(box: Sandbox) -> None:
     _, source = api_key()
     st.caption(f"Key in use: from {source}." if source else "No key yet. A local server needs none.")
     mirror("real_model", box.real_model_name or DEFAULT_MODEL)
-    st.text_input("Model name", key="real_model", on_change=lambda: setattr(box, "real_model_name", ss.real_model))
+    st.text_input("Model name", key="real_model", on_change=lambda: box.point_real_model(model_name=ss.real_model))
     mirror("base_url", box.base_url)
     st.text_input("Base URL", key="base_url", placeholder="empty: Anthropic",
-                  on_change=lambda: setattr(box, "base_url", ss.base_url),
+                  on_change=lambda: box.point_real_model(base_url=ss.base_url),
                   help="e.g. http://127.0.0.1:8765 for `python -m agent serve SCRIPT`, or Ollama at "
                        "http://localhost:11434")
     st.caption("Each request is checked before it is sent; one the API would refuse ends the run, with a "

@@ -97,7 +97,7 @@ def score_line(screen: Screen) -> str:
 def turn_card(screen: Screen) -> TurnRecord | None:
     """What the turn sent and what came back; the record, when a reply came."""
     run = screen.run
-    record = screen.asking or view.record_of_turn(run, screen.turn)
+    record = screen.asking or screen.record
     if record is None:
         st.markdown("##### Before the first turn")
         st.markdown("`messages` holds one message, the task. **Step** sends it to the model: that is turn 1.")
@@ -124,7 +124,7 @@ def turn_card(screen: Screen) -> TurnRecord | None:
 def appended(screen: Screen, record: TurnRecord) -> None:
     """What the loop appended after the reply, and why."""
     run = screen.run
-    added = view.added_by_turn(run, record.turn)
+    added = screen.added
     st.markdown(f"**Then the loop {view.PATH_WORDS.get(record.path, record.path)}:** `messages` now holds "
                 f"{added.stop}.")
     results = [i for i in added if i > record.sent]

@@ -162,7 +162,7 @@ def _request(run: RunState, record: TurnRecord, model_name: str) -> dict[str, An
 
 
 def _card(screen: Screen) -> Card:
-    run, record = screen.run, view.record_of_turn(screen.run, screen.turn)
+    run, record = screen.run, screen.record
     if record is None:
         return Card("Before the first turn", "", "`messages` holds one message, the task. Step sends it to the "
                     "model: that is turn 1.", [], None, "", [])
@@ -174,7 +174,7 @@ def _card(screen: Screen) -> Card:
         why = "the model had no reply to give" if record.path == TurnPath.NO_REPLY else \
             f"the request failed: {record.error}"
         return Card(f"Turn {record.turn}", sent, f"No reply came back: {why}.", [], None, "", [])
-    added = view.added_by_turn(run, record.turn)
+    added = screen.added
     appended = (f"Then the loop {view.PATH_WORDS.get(str(record.path), str(record.path))}: `messages` now holds "
                 f"{added.stop}.")
     return Card(f"Turn {record.turn}", sent, f"a reply with stop_reason \"{record.reply.get('stop_reason')}\"",
@@ -196,7 +196,7 @@ def _questions(record: TurnRecord | None, max_turns: int) -> list[Question]:
 
 def _frame(screen: Screen) -> Frame:
     run = screen.run
-    record = view.record_of_turn(run, screen.turn)
+    record = screen.record
     lit = shown_record(run, screen.turn)
     ended = lit is not None and run.done and lit is run.records[-1]
     outcome = asdict(screen.outcome) if screen.outcome is not None else None
@@ -208,7 +208,7 @@ def _frame(screen: Screen) -> Frame:
         loop=source_html(lesson_source(lit, run.result if ended else None)),
         graph=run_graph(run, GRAPH_TURNS, next_step=not run.done).source,
         graph_back=run_graph(run, GRAPH_TURNS, next_step=False).source,
-        messages=len(run.messages), new=[r.start, r.stop] if (r := view.added_by_turn(run, screen.turn)) else [0, 0],
+        messages=len(run.messages), new=[r.start, r.stop] if (r := screen.added) else [0, 0],
         request=_request(run, record, screen.model_name) if record is not None else None,
         reply=record.reply if record is not None else None,
         questions=questions,

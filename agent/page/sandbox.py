@@ -268,6 +268,14 @@ class Sandbox(History, ChangeThePast, Predicting):
             return self._settings_moved()
         return self._undoable(act)
 
+    def point_real_model(self, model_name: str | None = None, base_url: str | None = None) -> None:
+        """Which model a real run asks, and where. Not an action on the run (no undo, no link), as the key is not:
+        the next real Step uses them."""
+        if model_name is not None:
+            self.real_model_name = model_name
+        if base_url is not None:
+            self.base_url = base_url
+
     def change_setting(self, name: str, value: Any) -> Notice | None:
         if name not in SETTING_NAMES:
             raise ValueError(f"no setting {name!r}")

@@ -86,6 +86,14 @@ class Screen:
     """The model whose prices the usage lines use ("" for a script or the toy: nobody pays)."""
     turn_sent: TurnSent | None
     """What the turn looked at sent; None before the first turn."""
+    record: TurnRecord | None
+    """The record of the turn looked at; None before the first turn."""
+    added: range
+    """The messages the turn looked at added (its reply, and its tool results if any), as indices of `messages`."""
+    attempts: list[TurnRecord]
+    """The attempts at the turn looked at that failed before it was taken."""
+    next_failures: int
+    """How often the next turn's request has failed so far, while the latest turn is looked at (0 otherwise)."""
     console: list[str]
     """The console of the run as it stood after `turn`, with what was injected, edited or written by hand."""
     usage_total: str | None
@@ -180,6 +188,8 @@ def screen_of(box: Sandbox) -> Screen:
                   outcome=view.outcome(run) if asking is None else None,
                   settings_note=settings_note, looking_back=looking_back, model_name=name,
                   priced_model=priced, turn_sent=turn_sent(run, record, name) if record is not None else None,
+                  record=record, added=view.added_by_turn(run, turn), attempts=view.failed_attempts(run, turn),
+                  next_failures=len(view.failed_attempts(run, turn + 1)) if turn == run.turn and run.error else 0,
                   console=console, usage_total=view.run_usage_line(shown, priced), layout=box.layout,
                   asking=asking, question=question, verdicts=verdicts,
                   asking_sent=turn_sent(run, asking, name) if asking is not None else None,
