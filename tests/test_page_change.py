@@ -101,6 +101,8 @@ def test_an_edit_that_is_not_json_says_so_and_changes_nothing(at):
     panel = next(box for box in at.expander if box.label.startswith("Change the past"))
     assert "the blocks are not JSON" in texts(panel.error)  # beside the form, in the panel
     assert next(a for a in at.text_area if a.key.startswith("edit_blocks_")).value == "[{oops"  # the text is kept
+    next(a for a in at.text_area if a.key.startswith("edit_blocks_")).set_value("[]").run()
+    assert "the blocks are not JSON" not in texts(at.error)  # put right: the words no longer stand beside it
 
 
 def test_a_tool_result_edited_at_the_fork_is_what_the_next_request_carries(at):

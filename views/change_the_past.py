@@ -43,7 +43,7 @@ from agent.page.sandbox_values import plural
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views.actions import act
-from views.notices import show_notice
+from views.notices import show_error_beside
 
 ss = st.session_state
 MAX_HAND_CALLS = 4
@@ -173,7 +173,7 @@ def edit_section(current: RunTree) -> None:
     st.text_area("The reply's blocks (JSON): change the text, add, remove or change tool calls",
                  blocks_text(record.reply), height=160, key=f"edit_blocks_{key}")
     st.button("Apply this reply", icon=":material/edit:", key=f"edit_apply_{key}", on_click=apply_reply, args=(key,))
-    show_notice(box(), f"edit_apply_{key}")
+    show_error_beside(box(), f"edit_apply_{key}")
     for position, tool_run in enumerate(record.tool_runs):
         lines = tool_run.content.count("\n") + 1  # a result keeps its newlines: a box as tall as its lines, in reason
         st.text_area(f"Result of {tool_run.name} (call {position + 1})", tool_run.content,
@@ -184,7 +184,7 @@ def edit_section(current: RunTree) -> None:
                       on_click=lambda position=position: act(
                           box().edit_result, position, ss[f"edit_result_{key}_{position}"],
                           ss[f"edit_is_error_{key}_{position}"], beside=f"edit_result_apply_{key}_{position}"))
-        show_notice(box(), f"edit_result_apply_{key}_{position}")
+        show_error_beside(box(), f"edit_result_apply_{key}_{position}")
 
 
 def apply_reply(key: str) -> None:
@@ -215,7 +215,7 @@ def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> No
                      format_func=lambda name: name or "every tool the reply calls")
     st.button("Step with this fault", icon=":material/bolt:", key="fault_step", on_click=step_with_fault,
               args=(model_for,))
-    show_notice(box(), "fault_step")
+    show_error_beside(box(), "fault_step")
 
 
 def step_with_fault(model_for: Callable[[], Model | None]) -> None:
@@ -247,7 +247,7 @@ def hand_section(current: RunTree) -> None:
                             placeholder=input_example(TOOLS[name].input_schema))
     st.button("Send this reply", type="primary", icon=":material/send:", key="hand_send", on_click=send_by_hand,
               args=(count,))
-    show_notice(box(), "hand_send")
+    show_error_beside(box(), "hand_send")
 
 
 def send_by_hand(count: int) -> None:

@@ -28,3 +28,11 @@ def show_notice(box: Sandbox, beside: str | None = None) -> None:
         SAY_NOTICE[box.notice.kind](as_text(box.notice.text, api_key()[0]))
     # It stays until the next action says something else: a rerun that is no action (a view picked, the
     # browser's own) must not take away what the last action said.
+
+
+def show_error_beside(box: Sandbox, key: str) -> None:
+    """The error the form whose button has `key` met, drawn beside it once: its fields may be changed before the
+    next action (the text put right), and the words would then be about what is no longer there."""
+    if box.notice is not None and box.notice.beside == key:
+        show_notice(box, key)
+        box.notice = None

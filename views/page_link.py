@@ -13,12 +13,10 @@ import streamlit as st
 from agent.page.links import Link, to_query
 from agent.page.sandbox import Sandbox
 
-BARE_VISIT = "bare_visit"  # session state: this run is a first visit without a link
-
 
 def write_query(box: Sandbox) -> None:
     """Put the screen into the URL, replacing what is there; only when it changed (each write is a message)."""
-    if st.session_state.get(BARE_VISIT):
+    if box.bare_visit:
         return  # the address stays bare: the browser may put back the run this tab had (page_js.remember_layout_js)
     query = to_query(box.link())
     if box.written_query != query:

@@ -39,7 +39,6 @@ LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest cha
 REAL_LINK = ("This link was made with the real model. A link never calls one: the run's settings are back, but not "
              "an API key or a Base URL (a link never says where your key goes), and the run starts afresh. Step sends "
              "the task to the Base URL set under Real model (empty: Anthropic's API).")
-ASKED_STEP = "asked_step"  # session state: a real model's Step (False) or Run to end (True), clicked, not yet taken
 LIVE_PREVIEW_EVERY = 0.1  # seconds between redraws of the preview: a long reply arrives in many small events
 builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared by every session
 
@@ -162,7 +161,7 @@ def take_step(live: Any, to_the_end: bool = False) -> None:
     real = model_for_this_run(live)
     if box.run_model == ModelKind.REAL and real is None and box.notice is not None:
         return  # the real model could not be set up: the notice says why
-    ss.pop(ASKED_STEP, None)  # taken now: a rerun from here on does not take it again
+    box.asked_step = None  # taken now: a rerun from here on does not take it again
     if live is None:  # a script or the toy answers at once: no spinner to draw and take away again
         box.notice = box.step(real, to_the_end)
     else:
@@ -179,7 +178,7 @@ def on_step(box: Sandbox, to_the_end: bool) -> None:
         if box.layout == Layout.START:
             take_step(None, to_the_end)
         else:
-            ss[ASKED_STEP] = to_the_end  # it stays until the fragment has taken it
+            box.asked_step = to_the_end  # it stays until the fragment has taken it
         return
     real_model.wait_for_sdk()  # here, not under a spinner: a spinner is an element, where a run can be stopped
     box.notice = box.step(None, to_the_end)  # what the last action said is replaced by what this one says
@@ -291,8 +290,8 @@ def sandbox_main() -> None:
         st.button("Reset", icon=":material/restart_alt:", on_click=lambda: act(box.reset), key="reset",
                   help=f"A new run from the settings as they are (key {KEY_OF['reset']}); Undo brings the old back")
     live = st.empty() if box.run_model == ModelKind.REAL else None  # a real model's reply streams here
-    if ss.get(ASKED_STEP) is not None:  # a real model's Step, asked for by its callback
-        take_step(live, to_the_end=ss[ASKED_STEP])
+    if box.asked_step is not None:  # a real model's Step, asked for by its callback
+        take_step(live, to_the_end=box.asked_step)
         if live is not None:
             live.empty()
     if change_the_past.stale():
@@ -375,8 +374,9 @@ def start_here_view(box: Sandbox) -> None:
 
 
 def sandbox_view() -> None:
-    bare_visit = ss[page_link.BARE_VISIT] = ss.get("sandbox") is None and not page_query()  # a first visit, no link
+    bare_visit = ss.get("sandbox") is None and not page_query()  # a first visit, no link
     box = sandbox()
+    box.bare_visit = bare_visit
     follow_history(box)
     st.title("Loop Sandbox")
     st.caption("An agent loop, one turn at a time: each request, each reply, each tool call, and the messages "
@@ -386,7 +386,7 @@ def sandbox_view() -> None:
     if box.layout == Layout.START:
         start_here_view(box)
         remember_widgets(box)
-        ss[page_link.BARE_VISIT] = False
+        box.bare_visit = False
         return
     sidebar(box)
     task_box(box)
@@ -409,7 +409,7 @@ def sandbox_view() -> None:
     change_the_past.panel(lambda: model_for_this_run(None))
     sandbox_main()
     remember_widgets(box)
-    ss[page_link.BARE_VISIT] = False  # from the next run on, the address follows the screen
+    box.bare_visit = False  # from the next run on, the address follows the screen
 
 
 sandbox_view()

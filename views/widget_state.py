@@ -15,9 +15,8 @@ import streamlit as st
 
 from agent.page.sandbox import Sandbox
 
-# The page's own state, no widget's: the Sandbox, which holds what the widgets said last, and whether this run is
-# a first visit without a link (page_link.BARE_VISIT).
-OWN_KEYS = ("sandbox", "bare_visit")
+# The page's own state, no widget's: the Sandbox, which holds what the widgets said last.
+OWN_KEYS = ("sandbox",)
 
 
 def mirror(key: str, value: Any) -> None:

@@ -101,6 +101,12 @@ class Sandbox(History, ChangeThePast, Predicting):
     """The URL query the page last wrote (a write is a message to the browser: only when it changes)."""
     player: PlayerSent = field(default_factory=PlayerSent, repr=False)
     """What the page's player was last sent and handed back."""
+    bare_visit: bool = False
+    """This run is a first visit without a link: the address stays bare, for the browser to put back the run this
+    tab had (views/page_js.remember_layout_js)."""
+    asked_step: bool | None = None
+    """A real model's Step (False) or Run to end (True), clicked and not yet taken: the Step's fragment takes it,
+    where the reply can stream."""
     panel_drawn_for: tuple | None = None
     """What the open Change the past panel was last drawn from: a Step's run draws it again when this changes."""
     widgets_seen: dict[str, int] | None = field(default=None, repr=False)
