@@ -340,6 +340,17 @@ def test_real_without_an_adapter_or_key_explains_and_stays_harmless(at):
     assert before != at.session_state["sandbox"].run.to_json()
 
 
+def test_a_step_refused_for_want_of_a_key_is_not_taken_when_the_key_comes(at, stand_in):
+    """The Step was clicked once and said why it could not go: typing the key then is no second click."""
+    run(at.radio(key="model_choice").set_value("Real"))
+    click(at, "Step")
+    assert "needs an API key" in texts(at.warning)
+    choose_real(at, stand_in.base_url, "sk-ant-api03-typed-after-the-warning")
+    assert at.session_state["sandbox"].run.turn == 0 and stand_in.requests_answered == 0
+    click(at, "Step")
+    assert at.session_state["sandbox"].run.turn == 1 and stand_in.requests_answered == 1
+
+
 def test_two_sessions_are_two_sandboxes(monkeypatch):
     first = run(full_page(30))
     second = run(full_page(30))

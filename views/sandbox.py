@@ -158,10 +158,10 @@ def take_step(live: Any, to_the_end: bool = False) -> None:
     """Step (or Run to end), with a spinner while a real model is asked."""
     box = sandbox()
     box.notice = None  # what the last action said is replaced by what this one says
+    box.asked_step = None  # taken now, even if the model cannot be set up: a later rerun is no click on Step
     real = model_for_this_run(live)
     if box.run_model == ModelKind.REAL and real is None and box.notice is not None:
         return  # the real model could not be set up: the notice says why
-    box.asked_step = None  # taken now: a rerun from here on does not take it again
     if live is None:  # a script or the toy answers at once: no spinner to draw and take away again
         box.notice = box.step(real, to_the_end)
     else:
