@@ -38,7 +38,7 @@ VIEWS = [
 page = st.navigation(VIEWS)
 if page.url_path not in ("", "sandbox") and "sandbox" in st.session_state:
     # Another page's address holds none of the sandbox's screen: back on the sandbox, it is not a Back to a link.
-    st.session_state.sandbox.written_query = None
+    st.session_state.sandbox.page.written_query = None
 page.run()
 # After the page, drawn the same each run: the keys, a click away that waits for a field's text, the cycle opened
 # at its start and Tab in the exercise's editor, each acting where its widgets are.

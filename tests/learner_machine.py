@@ -156,7 +156,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
         records = [(r.turn, r.path, r.error) for r in box.run.records]  # not their timings: a redo replays
         return status(self.at), console(self.at), box.branch_name, list(box.tree.branches), box.run.messages, records
 
-    @precondition(lambda self: self.at is not None and bool(self.ss["sandbox"].undo_stack))
+    @precondition(lambda self: self.at is not None and bool(self.ss["sandbox"].history.undo))
     @rule()
     def undo_then_redo(self) -> None:
         before = self.shown()
@@ -164,7 +164,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
         self.act("redo", self.button(key="redo").click())
         assert self.shown() == before, "undo then redo returns the same screen"
 
-    @precondition(lambda self: self.at is not None and bool(self.ss["sandbox"].undo_stack))
+    @precondition(lambda self: self.at is not None and bool(self.ss["sandbox"].history.undo))
     @rule()
     def undo(self) -> None:
         self.act("undo", self.button(key="undo").click())

@@ -183,7 +183,7 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         assert after[2:6] + after[7:8] == before[2:6] + before[7:8], "a tree loaded back is the tree saved"
         self.did("load a tree")
 
-    @precondition(lambda self: bool(self.box.undo_stack))
+    @precondition(lambda self: bool(self.box.history.undo))
     @rule()
     def undo_then_redo(self) -> None:
         before = screen(self.box)
@@ -192,7 +192,7 @@ class LearnerOnTheSandbox(RuleBasedStateMachine):
         assert screen(self.box) == before, "undo then redo returns the same screen"
         self.did("undo then redo")
 
-    @precondition(lambda self: bool(self.box.undo_stack))
+    @precondition(lambda self: bool(self.box.history.undo))
     @rule()
     def undo(self) -> None:
         self.did("undo", self.box.undo())

@@ -464,7 +464,7 @@ def test_an_overload_from_the_server_is_shown_and_the_next_step_tries_again(at):
         assert "529 overloaded\\_error" in at.error[0].value and "Step tries turn 2 again" in at.error[0].value
         click(at, "Step")
         assert at.session_state["sandbox"].run.result == "2 + 3 is 5."
-        client = at.session_state["sandbox"].real_client[1]
+        client = at.session_state["sandbox"].page.real_client[1]
         assert client.max_retries == 0 and server.requests_answered == 3
     finally:
         server.shutdown()

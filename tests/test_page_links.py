@@ -210,7 +210,7 @@ def test_a_click_that_carries_the_address_before_the_last_run_is_a_click_not_bac
         page.query_params[key] = value[-1] if isinstance(value, list) else value
     click(page, "Undo")  # a click: the run it was made on goes back one turn, by Undo, not to the address
     box = page.session_state["sandbox"]
-    assert box.run.turn == 1 and len(box.redo_stack) == 1, (box.run.turn, box.redo_stack)
+    assert box.run.turn == 1 and len(box.history.redo) == 1, (box.run.turn, box.history.redo)
     click(page, "Redo")
     assert page.session_state["sandbox"].run.turn == 2 and status(page).startswith("turn 2 of ")
     assert not page.warning, texts(page.warning)

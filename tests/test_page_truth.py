@@ -60,12 +60,12 @@ def test_reset_of_a_run_with_no_turn_is_not_recorded():
     box = Sandbox(BUILTIN)
     notice = box.reset()
     assert notice is not None and "nothing to reset" in notice.text
-    assert box.undo_stack == []
+    assert box.history.undo == []
     box.step()
     box.reset()
-    assert box.run.turn == 0 and len(box.undo_stack) == 2  # a Reset that dropped a turn is an action
+    assert box.run.turn == 0 and len(box.history.undo) == 2  # a Reset that dropped a turn is an action
     box.reset()
-    assert len(box.undo_stack) == 2
+    assert len(box.history.undo) == 2
     box.undo()
     assert box.run.turn == 1
 

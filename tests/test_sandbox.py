@@ -111,7 +111,7 @@ def test_an_action_after_undo_starts_a_new_future(box):
 def test_a_refused_action_leaves_nothing_to_undo(box):
     assert box.fork(5) is not None
     assert box.pick_branch("nope") is not None
-    assert box.undo_stack == []
+    assert box.history.undo == []
 
 
 def test_an_apply_that_changes_nothing_is_not_recorded_as_an_edit(box):

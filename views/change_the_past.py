@@ -55,7 +55,6 @@ def box() -> Sandbox:
 
 def marked_graph(graph: graphviz.Digraph, shown: RunState) -> graphviz.Digraph:
     """The run graph with the branch's fork and marks, when the run has any (a hook of `views/run_tabs.py`)."""
-    assert box().tree is not None
     branch = box().tree.branch
     if branch.parent is None and not branch.marks:
         return graph
@@ -65,14 +64,13 @@ def marked_graph(graph: graphviz.Digraph, shown: RunState) -> graphviz.Digraph:
 def what_the_panel_shows(sandbox: Sandbox) -> tuple:
     """What an open panel is drawn from: when a run of the Step's fragment changes it, the page runs again whole."""
     tree = sandbox.tree
-    assert tree is not None
     return (id(tree), tree.current, len(tree.branches), len(sandbox.log), sandbox.turn_shown, len(sandbox.run.records),
             sandbox.run.done)
 
 
 def stale() -> bool:
     """Whether the panel is open and the run has changed since it was drawn (in a run of the Step's fragment)."""
-    return bool(ss.get("change_the_past")) and box().panel_drawn_for != what_the_panel_shows(box())
+    return bool(ss.get("change_the_past")) and box().page.panel_drawn_for != what_the_panel_shows(box())
 
 
 def panel(model_for: Callable[[], Model | None]) -> None:
@@ -82,7 +80,7 @@ def panel(model_for: Callable[[], Model | None]) -> None:
                       on_change="rerun", icon=":material/call_split:")
     if not panel_box.open:
         return
-    box().panel_drawn_for = what_the_panel_shows(box())
+    box().page.panel_drawn_for = what_the_panel_shows(box())
     with panel_box:
         if len(current.branches) > 1:
             branches_section(current)
@@ -147,7 +145,7 @@ def fork_section(current: RunTree) -> None:
     st.button(f"Fork here, after turn {turn}", icon=":material/call_split:", key="fork",
               on_click=lambda: act(box().fork, turn))
     st.file_uploader("Load a run tree (the “Every branch” file)", type=["json"],
-                     key=f"tree_upload{box().uploads}", on_change=on_tree_loaded,
+                     key=f"tree_upload{box().page.uploads}", on_change=on_tree_loaded,
                      max_upload_size=MAX_FILE_BYTES // 2**20)
     branch = current.branch
     if branch.parent is None or branch.stepped_on or branch.fork_turn == 0:
@@ -200,10 +198,10 @@ def apply_reply(key: str) -> None:
 
 def on_tree_loaded() -> None:
     sandbox = box()
-    file = ss.get(f"tree_upload{sandbox.uploads}")
+    file = ss.get(f"tree_upload{sandbox.page.uploads}")
     if file is not None:
         sandbox.notice = sandbox.load_tree(file.getvalue())
-        sandbox.uploads += 1  # a fresh, empty uploader: the file's work is in the tree now
+        sandbox.page.uploads += 1  # a fresh, empty uploader: the file's work is in the tree now
 
 
 def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> None:

@@ -25,7 +25,7 @@ STREAMLIT_CSS = """
 /* Streamlit frames the whole main area while it holds the focus, and a click on the page's background puts the
    focus there: the next key (S, E, an arrow) draws a grey frame round everything. The area is no control; the
    controls keep their own focus rings. */
-main[data-testid="stMain"]:focus-visible::before {display: none;}
+[data-testid="stMain"]:focus-visible::before, [data-testid="stMain"]:focus::before {display: none !important;}
 /* A diagram keeps the size it was laid out at, its text at reading size, rather than shrink. One wider than its
    column scrolls sideways in a box of its own, no wider than the diagram: a scrollbar always drawn, and a shadow
    on each edge that has more beyond it (a scrollbar shown only while scrolling would give no sign of it). */

@@ -16,12 +16,12 @@ from agent.page.sandbox import Sandbox
 
 def write_query(box: Sandbox) -> None:
     """Put the screen into the URL, replacing what is there; only when it changed (each write is a message)."""
-    if box.bare_visit:
+    if box.page.bare_visit:
         return  # the address stays bare: the browser may put back the run this tab had (page_js.remember_layout_js)
     query = to_query(box.link())
-    if box.written_query != query:
+    if box.page.written_query != query:
         st.query_params.from_dict(query)  # Streamlit keeps its own embed and embed_options as they were
-        box.written_query = query
+        box.page.written_query = query
 
 
 def full_url(query: dict[str, str]) -> str:

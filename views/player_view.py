@@ -69,12 +69,13 @@ def _frames(key: str, _box: Sandbox) -> bytes | None:
 
 def take_up(box: Sandbox, said: Any) -> None:
     """What the player says it did, taken once through the Sandbox's methods, if it was said of these frames."""
-    if not isinstance(said, dict) or said.get("base") != box.player.version or not isinstance(said.get("played"), str):
+    sent = box.page.player
+    if not isinstance(said, dict) or said.get("base") != sent.version or not isinstance(said.get("played"), str):
         return
-    if said.get("id") is not None and said.get("id") == box.player.taken:
+    if said.get("id") is not None and said.get("id") == sent.taken:
         return
-    box.player.taken = str(said.get("id"))
-    box.player.version = None  # taken once: the frames drawn next start where these actions left the run
+    sent.taken = str(said.get("id"))
+    sent.version = None  # taken once: the frames drawn next start where these actions left the run
     take_up_played(box, said["played"])
 
 
@@ -93,8 +94,8 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
     key = frames_key(box)
     frames = _frames(key, box)
     start = start_of(box)
-    version = hashlib.sha256(json.dumps([key, start, query, box.player.taken]).encode()).hexdigest()[:16]
-    box.player.version = version
+    version = hashlib.sha256(json.dumps([key, start, query, box.page.player.taken]).encode()).hexdigest()[:16]
+    box.page.player.version = version
 
     def next_scenario() -> None:
         take_up(box, (st.session_state.get(KEY) or {}).get("next_scenario"))
@@ -102,7 +103,7 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
 
     # Graphviz and the frames stay in the browser's page once there: drawn again only for other frames, or when
     # the player asks for them (a page that lost them), so a server action does not carry 2 MB of them again.
-    sent = box.player
+    sent = box.page.player
     if not sent.viz:
         VIZ(key="graphviz")
         sent.viz = True
@@ -113,6 +114,6 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
     # a newer one is coming (its own component mounts a moment later), so a key pressed between waits for it.
     with st.container(key=f"{VERSION_KEY}{version}"):
         PLAYER(key=KEY, data={"frames_key": key, "start": start, "query": query, "next": next_label,
-                              "version": version, "taken": box.player.taken, "page": PAGE},
+                              "version": version, "taken": box.page.player.taken, "page": PAGE},
                on_next_scenario_change=next_scenario, on_played_change=lambda: None,
                on_frames_wanted_change=lambda: lost(sent))

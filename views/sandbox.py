@@ -90,11 +90,11 @@ def page_query() -> dict[str, str]:
 def follow_history(box: Sandbox) -> None:
     """Back or Forward put another of this page's addresses in the bar: show the screen it names."""
     query = page_query()
-    if box.written_query is None or query == box.written_query or begun_by_a_widget(box):
+    if box.page.written_query is None or query == box.page.written_query or begun_by_a_widget(box):
         return  # a click carries the address as it was when it was made: the run's own write comes after
     link = from_query(query, list(builtin_scripts()), list(TOOLS))
     problems = box.follow_link(link)
-    box.written_query = query
+    box.page.written_query = query
     box.notice = Notice.warning("Part of this address could not be used: " + "; ".join(problems) + ".") \
         if problems else None
     if len(box.tree.branches) > 1:
@@ -103,7 +103,7 @@ def follow_history(box: Sandbox) -> None:
 
 def upload_key() -> str:
     """The uploader's key: a new key is a new, empty uploader, which is how a refused file is let go of."""
-    return f"upload{sandbox().uploads}" if sandbox().uploads else "upload"
+    return f"upload{sandbox().page.uploads}" if sandbox().page.uploads else "upload"
 
 
 def on_file_loaded() -> None:
@@ -113,7 +113,7 @@ def on_file_loaded() -> None:
         return
     box.notice = box.load_script(file.getvalue(), file.name)
     if box.notice is not None and box.notice.kind == NoticeKind.ERROR:
-        box.uploads += 1  # a new uploader, empty: a refused file must not look as if it were in use
+        box.page.uploads += 1  # a new uploader, empty: a refused file must not look as if it were in use
 
 
 # ---------------------------------------------------------------- the model
@@ -143,13 +143,14 @@ def model_for_this_run(live: Any) -> Model | None:
         live.code(text, language=None, wrap_lines=True)
 
     settings = (key, box.real_model_name, box.base_url)
-    if box.real_client is None or box.real_client[0] != settings:  # one SDK client while the settings stay the same
+    made = box.page.real_client
+    if made is None or made[0] != settings:  # one SDK client while the settings stay the same
         model, problem = real_model.for_settings(*settings, None)
         if problem:
             box.notice = Notice.warning(as_text(problem, key))
             return None
-        box.real_client = (settings, model)
-    model = box.real_client[1]
+        box.page.real_client = (settings, model)
+    model = box.page.real_client[1]
     model.on_event = show
     return model
 
@@ -158,7 +159,7 @@ def take_step(live: Any, to_the_end: bool = False) -> None:
     """Step (or Run to end), with a spinner while a real model is asked."""
     box = sandbox()
     box.notice = None  # what the last action said is replaced by what this one says
-    box.asked_step = None  # taken now, even if the model cannot be set up: a later rerun is no click on Step
+    box.page.asked_step = None  # taken now, even if the model cannot be set up: a later rerun is no click on Step
     real = model_for_this_run(live)
     if box.run_model == ModelKind.REAL and real is None and box.notice is not None:
         return  # the real model could not be set up: the notice says why
@@ -178,7 +179,7 @@ def on_step(box: Sandbox, to_the_end: bool) -> None:
         if box.layout == Layout.START:
             take_step(None, to_the_end)
         else:
-            box.asked_step = to_the_end  # it stays until the fragment has taken it
+            box.page.asked_step = to_the_end  # it stays until the fragment has taken it
         return
     real_model.wait_for_sdk()  # here, not under a spinner: a spinner is an element, where a run can be stopped
     box.notice = box.step(None, to_the_end)  # what the last action said is replaced by what this one says
@@ -290,8 +291,8 @@ def sandbox_main() -> None:
         st.button("Reset", icon=":material/restart_alt:", on_click=lambda: act(box.reset), key="reset",
                   help=f"A new run from the settings as they are (key {KEY_OF['reset']}); Undo brings the old back")
     live = st.empty() if box.run_model == ModelKind.REAL else None  # a real model's reply streams here
-    if box.asked_step is not None:  # a real model's Step, asked for by its callback
-        take_step(live, to_the_end=box.asked_step)
+    if box.page.asked_step is not None:  # a real model's Step, asked for by its callback
+        take_step(live, to_the_end=box.page.asked_step)
         if live is not None:
             live.empty()
     if change_the_past.stale():
@@ -376,7 +377,7 @@ def start_here_view(box: Sandbox) -> None:
 def sandbox_view() -> None:
     bare_visit = ss.get("sandbox") is None and not page_query()  # a first visit, no link
     box = sandbox()
-    box.bare_visit = bare_visit
+    box.page.bare_visit = bare_visit
     follow_history(box)
     st.title("Loop Sandbox")
     st.caption("An agent loop, one turn at a time: each request, each reply, each tool call, and the messages "
@@ -386,7 +387,7 @@ def sandbox_view() -> None:
     if box.layout == Layout.START:
         start_here_view(box)
         remember_widgets(box)
-        box.bare_visit = False
+        box.page.bare_visit = False
         return
     sidebar(box)
     task_box(box)
@@ -409,7 +410,7 @@ def sandbox_view() -> None:
     change_the_past.panel(lambda: model_for_this_run(None))
     sandbox_main()
     remember_widgets(box)
-    box.bare_visit = False  # from the next run on, the address follows the screen
+    box.page.bare_visit = False  # from the next run on, the address follows the screen
 
 
 sandbox_view()

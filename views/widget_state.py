@@ -47,7 +47,7 @@ def _said() -> dict[str, int]:
 
 def remember_widgets(box: Sandbox) -> None:
     """At a run's end (a Step's fragment run too): what the widgets say now."""
-    box.widgets_seen = _said()
+    box.page.widgets_seen = _said()
 
 
 def begun_by_a_widget(box: Sandbox) -> bool:
@@ -55,7 +55,7 @@ def begun_by_a_widget(box: Sandbox) -> bool:
 
     A button is True to the end of the run it began and False after, so a value gone from True to False is
     not counted (a switch turned off is missed), nor a widget the last run did not draw."""
-    seen = box.widgets_seen
+    seen = box.page.widgets_seen
     if seen is None:
         return False
     return any(key not in seen and value != _FALSE or key in seen and value != seen[key] and

@@ -224,7 +224,6 @@ def playable(box: Sandbox) -> str | None:
         return "A real model's next replies are not known until it is asked."
     if box.from_file:
         return "A run tree loaded from a file is played on the page, turn by turn."
-    assert box.tree is not None
     if len(box.tree.branches) > 1 or box.tree.branch.marks:
         return "A run with forks, edits, faults or replies by hand is played on the page, turn by turn."
     return None

@@ -110,7 +110,7 @@ def frames_to_export(box: Sandbox) -> tuple[Frames, str | None]:
     replay.settings.max_tokens = run.max_tokens
     replay.start_afresh()
     replay.predicting = box.predicting
-    marks = box.tree.branch.marks.values() if box.tree is not None else []
+    marks = box.tree.branch.marks.values()
     caveat = ("Its tools run again as the page exported it: a tool result edited or broken on purpose shows as the "
               "tool gives it.") if any(getattr(m, "kind", "") in ("edited", "injected") for m in marks) else None
     return frames_of(replay), caveat

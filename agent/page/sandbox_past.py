@@ -1,6 +1,5 @@
-"""Change the past: fork at a turn, edit a reply or a result, inject a fault, write a reply by hand, load a tree.
-
-Methods of `agent.page.sandbox.Sandbox`, kept apart so each part reads in one sitting; they use its fields.
+"""The Sandbox's layer for Change the past: fork at a turn, edit a reply or a result, inject a fault, write a
+reply by hand, load a tree. Built on `sandbox_predict.Predicting` (a turn taken here may ask its questions).
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from agent.models.fake import FakeModel
 from agent.models.faults import Fault, fault_applied
 from agent.models.hand_model import HandReplyError, tool_use_ids
 from agent.page.names import ModelKind
+from agent.page.sandbox_predict import Predicting
 from agent.page.sandbox_values import (
     Notice,
     Settings,
@@ -23,7 +23,7 @@ from agent.page.view import settings_of
 from agent.untrusted import UntrustedInputError, parse_json
 
 
-class ChangeThePast:
+class ChangeThePast(Predicting):
     """The Sandbox's actions on a run's past."""
 
     # ------------------------------------------------------------ change the past
@@ -33,7 +33,6 @@ class ChangeThePast:
             return Notice.warning(f"The run on screen has no turn {turn} to fork after.")
 
         def act() -> Notice | None:
-            assert self.tree is not None
             branch = self.tree.fork(turn)
             self._place_script()
             self.looked_at = None
@@ -45,21 +44,18 @@ class ChangeThePast:
 
     def _place_script(self) -> None:
         """The current branch's FakeModel: the run's script, at the reply after those its records show it played."""
-        assert self.tree is not None
         branch = self.tree.branch
         main = self.script_models[MAIN]
         self.script_models[branch.name] = FakeModel(main.script, mode=main.mode,
                                                     calls=branch.script_replies_used(branch.state.turn))
 
     def pick_branch(self, name: str) -> Notice | None:
-        assert self.tree is not None
         if name not in self.tree.branches:
             return Notice.warning(f"There is no branch “{name}”.")
         if name == self.tree.current:
             return None
 
         def act() -> Notice | None:
-            assert self.tree is not None
             self.tree.switch(name)
             self.looked_at = None
             self.log.append(["switch", name])
@@ -68,7 +64,6 @@ class ChangeThePast:
 
     def edit_reply(self, stop_reason: str, blocks: list[dict[str, Any]]) -> Notice | None:
         def act() -> Notice | None:
-            assert self.tree is not None
             logged = json.loads(json.dumps(blocks))
             try:
                 self.tree.edit_reply(stop_reason, blocks)
@@ -82,7 +77,6 @@ class ChangeThePast:
 
     def edit_result(self, position: int, content: str, is_error: bool) -> Notice | None:
         def act() -> Notice | None:
-            assert self.tree is not None
             try:
                 self.tree.edit_tool_result(position, content, is_error)
             except BranchError as exc:
@@ -107,7 +101,6 @@ class ChangeThePast:
             return Notice.warning("There is no model to ask.")
 
         def act() -> Notice | None:
-            assert self.tree is not None
             records = self.tree.step(model, fault)
             self.looked_at = None
             self.log.append(["fault", kind, tool])
@@ -128,7 +121,6 @@ class ChangeThePast:
             return Notice.info(f"The loop has finished ({self.run.result}). Reset or fork to write another reply.")
 
         def act() -> Notice | None:
-            assert self.tree is not None
             logged = json.loads(json.dumps(blocks))
             try:
                 self.hand_model.give(stop_reason, blocks, self.run.tool_names, taken=tool_use_ids(self.run.messages))

@@ -1,6 +1,5 @@
-"""Predict, then Step, and the lesson's path: the Sandbox keeps the questions asked and the answers given.
-
-Methods of `agent.page.sandbox.Sandbox`, kept apart so each part reads in one sitting; they use its fields.
+"""The Sandbox's layer for Predict, then Step and the lesson's path: the questions a turn asks, the answers
+given, the layouts and the scenarios. Built on `sandbox_run.SandboxRun`; the answers are its `Predictions` part.
 """
 
 from __future__ import annotations
@@ -8,67 +7,38 @@ from __future__ import annotations
 from agent.page.lesson_path import PATH, place_of
 from agent.page.names import Layout, ModelKind
 from agent.page.predict import Question, Verdict, questions_for
+from agent.page.sandbox_run import SandboxRun
 from agent.page.sandbox_values import (
     Notice,
 )
 
 
-class Predicting:
+class Predicting(SandboxRun):
     """The Sandbox's questions, answers and path of scenarios."""
-
-    notice: Notice | None  # the Sandbox's field (declared there), which a layout's switch clears
 
     # ------------------------------------------------------------ predict, then step
 
-    def _turn_key(self) -> str:
-        return f"{self.branch_name}/{self.run.turn}"
-
-    def _ask_after_turn(self) -> None:
-        """While predicting, the turn just taken asks its questions (a replay takes them from the log instead)."""
-        if self.predicting and not self._replaying:
-            self.ask()
-
-    def ask(self) -> Notice | None:
-        """The turn just taken asks what the loop does with its reply (a link's `ask`)."""
-        record = self.run.records[-1] if self.run.records else None
-        if record is None or record.turn != self.run.turn or not questions_for(record, "", self.run.max_turns):
-            return None  # no reply came: nothing to predict
-        self.asked.add(self._turn_key())
-        self.log.append(["ask"])
-        return None
-
     def questions(self) -> list[Question]:
         """The latest turn's questions, when it asks."""
-        if self._turn_key() not in self.asked:
+        if self._turn_key() not in self.predictions.asked:
             return []
         return questions_for(self.run.records[-1], self.branch_name, self.run.max_turns)
 
     def open_question(self) -> Question | None:
         """The first of the latest turn's questions not answered yet."""
-        return next((q for q in self.questions() if f"{self._turn_key()}/{q.ask}" not in self.answers), None)
+        key = self._turn_key()
+        return next((q for q in self.questions() if f"{key}/{q.ask}" not in self.predictions.answers), None)
 
     def verdicts(self) -> list[Verdict]:
         """The latest turn's questions answered so far, each against what the loop did."""
         key = self._turn_key()
-        return [Verdict(q, self.answers[f"{key}/{q.ask}"]) for q in self.questions()
-                if f"{key}/{q.ask}" in self.answers]
+        return [Verdict(q, self.predictions.answers[f"{key}/{q.ask}"]) for q in self.questions()
+                if f"{key}/{q.ask}" in self.predictions.answers]
 
     @property
     def score(self) -> tuple[int, int]:
         """Right answers and questions answered, this session."""
-        right, answered = self.past_score
-        for key, picked in self.answers.items():
-            branch_turn, ask = key.rsplit("/", 1)
-            branch, turn = branch_turn.rsplit("/", 1)
-            assert self.tree is not None
-            state = self.tree.branches[branch].state if branch in self.tree.branches else None
-            record = next((r for r in state.records if r.turn == int(turn) and r.counted), None) if state else None
-            question = next((q for q in questions_for(record, branch, state.max_turns) if q.ask == ask), None) \
-                if record is not None and state is not None else None
-            if question is not None:
-                answered += 1
-                right += picked == question.right
-        return right, answered
+        return self.predictions.score(self.tree)
 
     def predict(self, picked: int) -> Notice | None:
         """The learner's answer to the open question (0-based; keys 1-4 are 0-3)."""
@@ -79,7 +49,7 @@ class Predicting:
             return Notice.warning(f"There are {len(question.choices)} choices: pick 1 to {len(question.choices)}.")
 
         def act() -> Notice | None:
-            self.answers[f"{self._turn_key()}/{question.ask}"] = picked
+            self.predictions.answers[f"{self._turn_key()}/{question.ask}"] = picked
             self.log.append(["predict", picked])
             self.looked_at = None
             return None

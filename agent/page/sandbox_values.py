@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.branches import RunTree
 from agent.loop import MAX_TOKENS
 from agent.page.names import ModelKind, NoticeKind, View
+from agent.page.predict import questions_for
 from agent.scripts import Script
 from agent.tools import TOOLS
 
@@ -65,7 +67,7 @@ class Settings:
 SETTING_NAMES = ("system", "tools", "max_turns", "max_tokens", "threads")
 # What is undone and redone: the work, not the view or the scripts loaded (they are kept whatever is undone).
 WORK = ("model", "script", "settings", "run_model", "tree", "script_models", "hand_model", "looked_at", "log",
-        "from_file", "asked", "answers", "past_score")
+        "from_file", "predictions")
 
 
 def plural(count: int, word: str) -> str:
@@ -85,3 +87,65 @@ class PlayerSent:
     """Graphviz is in this session's page (it stays there once drawn)."""
     frames_key: str | None = None
     """The frames this session's page holds (sent again only for other frames, or when it asks)."""
+
+
+@dataclass
+class PageMemory:
+    """The page's own bookkeeping between two reruns: nothing of the run, nothing a link or Undo holds."""
+
+    written_query: dict[str, str] | None = None
+    """The URL query the page last wrote (a write is a message to the browser: only when it changes)."""
+    player: PlayerSent = field(default_factory=PlayerSent)
+    """What the page's player was last sent and handed back."""
+    bare_visit: bool = False
+    """This run is a first visit without a link: the address stays bare, for the browser to put back the run this
+    tab had (views/page_js.remember_layout_js)."""
+    asked_step: bool | None = None
+    """A real model's Step (False) or Run to end (True), clicked and not yet taken: the Step's fragment takes it,
+    where the reply can stream."""
+    panel_drawn_for: tuple[Any, ...] | None = None
+    """What the open Change the past panel was last drawn from: a Step's run draws it again when this changes."""
+    widgets_seen: dict[str, int] | None = None
+    """The widgets' plain values when the last run ended: a rerun that changes them was begun by a widget."""
+    uploads: int = 0
+    """Files refused or taken so far: each one gives the page a fresh, empty uploader."""
+    real_client: Any = field(default=None, repr=False)
+    """The real model's SDK client and the settings it was made with (never in a snapshot: it holds the key)."""
+
+
+@dataclass
+class UndoMarks:
+    """What Undo and Redo go back to, newest last (`Sandbox._mark`), and whether a replay is under way: its
+    actions are the one action that started it, not one each."""
+
+    undo: list[dict[str, Any]] = field(default_factory=list)
+    redo: list[dict[str, Any]] = field(default_factory=list)
+    replaying: bool = False
+
+
+@dataclass
+class Predictions:
+    """Predict, then Step: the turns that asked, the learner's answers and the score of the runs before."""
+
+    asked: set[str] = field(default_factory=set)
+    """The turns that ask (`branch/turn`): those stepped one at a time while predicting."""
+    answers: dict[str, int] = field(default_factory=dict)
+    """The learner's answers (`branch/turn/ask` -> the choice picked)."""
+    past_score: tuple[int, int] = (0, 0)
+    """Right answers and questions answered on the runs before this one, this session."""
+
+    def score(self, tree: RunTree) -> tuple[int, int]:
+        """Right answers and questions answered, this session: the runs before and `tree`'s answers."""
+        right, answered = self.past_score
+        for key, picked in self.answers.items():
+            branch_turn, ask = key.rsplit("/", 1)
+            branch, turn = branch_turn.rsplit("/", 1)
+            state = tree.branches[branch].state if branch in tree.branches else None
+            record = next((r for r in state.records if r.turn == int(turn) and r.counted), None) if state else None
+            if record is None or state is None:
+                continue
+            question = next((q for q in questions_for(record, branch, state.max_turns) if q.ask == ask), None)
+            if question is not None:
+                answered += 1
+                right += picked == question.right
+        return right, answered

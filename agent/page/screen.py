@@ -174,7 +174,6 @@ def screen_of(box: Sandbox) -> Screen:
     record = view.record_of_turn(run, turn)
     shown = view.snapshot(run, turn)
     priced = priced_model_of(box, name)
-    assert box.tree is not None
     marks = box.tree.branch.marks
     console = console_lines(shown, returned=False, notes=console_notes(box.tree.branch) if marks else None,
                             readable=True)

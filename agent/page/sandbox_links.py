@@ -1,27 +1,20 @@
-"""What brings a screen back: Undo and Redo, and links (a link replays the actions since the run started).
-
-Methods of `agent.page.sandbox.Sandbox`, kept apart so each part reads in one sitting; they use its fields.
+"""The Sandbox's top layer: links (a link replays the actions since the run started, through the methods of
+every layer below) and the actions the page's player took in the browser. `sandbox.Sandbox` is this layer.
 """
 
 from __future__ import annotations
 
-import copy
-import io
-import json
-import pickle
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from agent.branches import MAIN
 from agent.page.links import Link
 from agent.page.names import Layout, ModelKind
+from agent.page.sandbox_past import ChangeThePast
 from agent.page.sandbox_values import (
     MAX_TOKENS_ON_PAGE,
     MAX_TURNS_ON_PAGE,
-    MAX_UNDO,
     REFERENCE_SCRIPT,
-    WORK,
     Notice,
     Settings,
 )
@@ -30,84 +23,8 @@ from agent.page.view import settings_of
 MAX_PLAYED = 2_000  # actions taken up from the browser at once: more than any learner takes between two clicks
 
 
-class History:
-    """The Sandbox's undo, redo and links."""
-
-    # ------------------------------------------------------------ undo, redo
-
-    def _mark(self) -> dict[str, Any]:
-        """What Undo needs to come back here: cheap for a run a script or the toy can replay (its settings and
-        the actions since it started), the whole work pickled for one it cannot (a real model's, a loaded tree)."""
-        if self.run_model == ModelKind.REAL or self.from_file:
-            return {"pickled": self._snapshot()}
-        assert self.tree is not None
-        return {"controls": copy.deepcopy(self.settings), "model": self.model, "script": self.script,
-                "run_model": self.run_model, "run": settings_of(self.tree.branches[MAIN].state),
-                "log": json.loads(json.dumps(self.log)), "looked_at": self.looked_at, "past_score": self.past_score}
-
-    def _back_to(self, mark: dict[str, Any]) -> None:
-        if "pickled" in mark:
-            self._restore(mark["pickled"])
-            return
-        run = mark["run"]
-        self.model, self.script = mark["run_model"], mark["script"]
-        self.settings = Settings(run["task"], run["system"], run["tool_names"], run["max_turns"], run["max_tokens"],
-                                 run["threads"])
-        self._start_run()
-        self._replaying = True
-        try:
-            problem = self.replay(mark["log"])
-        finally:
-            self._replaying = False
-        assert problem is None, problem  # a run a script or the toy played replays to the same place
-        self.model, self.settings, self.looked_at = mark["model"], mark["controls"], mark["looked_at"]
-        self.past_score = mark["past_score"]
-
-    def _fingerprint(self) -> tuple:
-        assert self.tree is not None
-        return (len(self.log), self.log[-1:], json.dumps(self.settings.of_run()), self.model, self.script,
-                self.run_model, id(self.tree), self.tree.current, len(self.tree.branches), self.from_file)
-
-    def _snapshot(self) -> bytes:
-        shared = {id(script): script for script in self.scripts.values()}
-        buffer = io.BytesIO()
-        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.persistent_id = lambda obj: id(obj) if id(obj) in shared and obj is shared[id(obj)] else None
-        pickler.dump({name: getattr(self, name) for name in WORK})
-        return buffer.getvalue()
-
-    def _restore(self, data: bytes) -> None:
-        shared = {id(script): script for script in self.scripts.values()}
-        unpickler = pickle.Unpickler(io.BytesIO(data))
-        unpickler.persistent_load = shared.__getitem__
-        for name, value in unpickler.load().items():
-            setattr(self, name, value)
-
-    def _undoable(self, action: Callable[[], Notice | None]) -> Notice | None:
-        """Take `action`, keeping what was before it for Undo; an action that changed nothing keeps nothing."""
-        if self._replaying:
-            return action()
-        before, seen = self._mark(), self._fingerprint()
-        notice = action()
-        if self._fingerprint() != seen:
-            self.undo_stack = [*self.undo_stack[-(MAX_UNDO - 1):], before]
-            self.redo_stack = []
-        return notice
-
-    def undo(self) -> Notice | None:
-        if not self.undo_stack:
-            return Notice.info("Nothing to undo.")
-        self.redo_stack.append(self._mark())
-        self._back_to(self.undo_stack.pop())
-        return None
-
-    def redo(self) -> Notice | None:
-        if not self.redo_stack:
-            return Notice.info("Nothing to redo.")
-        self.undo_stack.append(self._mark())
-        self._back_to(self.redo_stack.pop())
-        return None
-
+class Links(ChangeThePast):
+    """The Sandbox's links and what its player did."""
 
     # ------------------------------------------------------------ what the player did in the browser
 
@@ -192,7 +109,7 @@ class History:
         """A first visit on a link: the page as `link` says, its actions replayed (never to a real model); the
         problems, in words. The replay is where the page starts: nothing of it to undo."""
         problems = self._open_quietly(link)
-        self.undo_stack, self.redo_stack = [], []
+        self.history.undo, self.history.redo = [], []
         return problems
 
     def follow_link(self, link: Link) -> list[str]:
@@ -203,11 +120,11 @@ class History:
         return problems
 
     def _open_quietly(self, link: Link) -> list[str]:
-        self._replaying = True  # the link's actions are one action here, not one each
+        self.history.replaying = True  # the link's actions are one action here, not one each
         try:
             return self._open(link)
         finally:
-            self._replaying = False
+            self.history.replaying = False
 
     def _open(self, link: Link) -> list[str]:
         problems = list(link.problems)
