@@ -19,6 +19,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # the views import each other as `views.*`, wherever the page is started from
     sys.path.insert(0, str(HERE))
 
+from views import session  # noqa: E402
 from views.page_css import PAGE_CSS  # noqa: E402
 from views.page_js import PAGE_JS  # noqa: E402
 
@@ -36,9 +37,8 @@ VIEWS = [
             url_path="write-your-loop"),
 ]
 page = st.navigation(VIEWS)
-if page.url_path not in ("", "sandbox") and "sandbox" in st.session_state:
-    # Another page's address holds none of the sandbox's screen: back on the sandbox, it is not a Back to a link.
-    st.session_state.sandbox.page.written_query = None
+if page.url_path not in ("", "sandbox"):
+    session.left_for_another_page()
 page.run()
 # After the page, drawn the same each run: the keys, a click away that waits for a field's text, the cycle opened
 # at its start and Tab in the exercise's editor, each acting where its widgets are.

@@ -79,10 +79,24 @@ def texts(elements) -> str:
 
 
 def walk(node):
-    """Every element and block of the page."""
+    """Every element and block under `node`."""
     yield node
     for child in getattr(node, "children", {}).values():
         yield from walk(child)
+
+
+def page_nodes(at: AppTest):
+    """Every element and block of the page, through AppTest's public parts: the main area, the sidebar and the
+    toasts (the only elements this page puts elsewhere are its style sheet and scripts)."""
+    yield from walk(at.main)
+    yield from walk(at.sidebar)
+    yield from at.toast
+
+
+def everything_shown(at: AppTest) -> list[str]:
+    """Every element's content as sent to the browser (its protobuf), but the person's own key field."""
+    return [str(node.proto) for node in page_nodes(at)
+            if hasattr(node, "proto") and getattr(node, "key", None) != "api_key"]
 
 
 def choose_real(at: AppTest, base_url: str, key: str = "") -> AppTest:

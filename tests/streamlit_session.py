@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import json
 import os
 import socket
 import time
@@ -74,6 +75,12 @@ class StreamlitSession:
         self.last_texts: list[str] = []
         self.query_string = ""
         """The page's address's query, as the page last wrote it: a browser sends it with every run."""
+        self.values: dict[str, str] = {}
+        """Text boxes' values by label, as the browser holds them: what the server set, or what was typed."""
+        self.toasts: list[str] = []
+        self.alerts: list[tuple[str, str]] = []
+        self.expanders: list[str] = []
+        """The last run's toasts, alerts (their kind and words) and expanders' labels."""
 
     @classmethod
     async def open(cls, url: str, existing_session: str = "", run: bool = True, headers: dict[str, str] | None = None,
@@ -126,7 +133,18 @@ class StreamlitSession:
 
     def type(self, label: str, text: str) -> list[WidgetState]:
         """The widget state of `text` typed into the text input or text area labelled `label`."""
+        self.values[label] = text
         return [WidgetState(id=self.widgets[label].id, string_value=text)]
+
+    def held(self, label: str) -> list[WidgetState]:
+        """The widget state the browser sends with every run for the text box labelled `label`: what it holds."""
+        return [WidgetState(id=self.widgets[label].id, string_value=self.values[label])]
+
+    def trigger(self, component: str, event: str, value: Any) -> list[WidgetState]:
+        """The widget state a v2 component's script sends when it triggers `event` with `value`."""
+        widget_id = self.components[component][0]
+        return [WidgetState(id=f"$$STREAMLIT_INTERNAL_KEY_{widget_id}__events",
+                            json_trigger_value=json.dumps([{"event": event, "value": value}]))]
 
     async def close(self) -> None:
         await self._socket.close()
@@ -134,6 +152,7 @@ class StreamlitSession:
     async def _read_until_finished(self, started: float, timeout: float) -> RunOutcome:
         messages = received = 0
         texts: list[str] = []
+        self.toasts, self.alerts, self.expanders = [], [], []
         text_seconds: list[float] = []
         deadline = time.monotonic() + timeout
         while True:
@@ -168,6 +187,8 @@ class StreamlitSession:
                 return RunOutcome(time.perf_counter() - started, messages, received, status, texts, text_seconds)
 
     def _take_delta(self, delta: Any, texts: list[str]) -> None:
+        if delta.WhichOneof("type") == "add_block" and delta.add_block.WhichOneof("type") == "expandable":
+            self.expanders.append(delta.add_block.expandable.label)
         if delta.WhichOneof("type") != "new_element":
             return
         element = delta.new_element
@@ -178,12 +199,17 @@ class StreamlitSession:
             texts.append(element.markdown.body)
         elif kind == "alert":
             texts.append(element.alert.body)
+            self.alerts.append((element.alert.Format.Name(element.alert.format), element.alert.body))
+        elif kind == "toast":
+            self.toasts.append(element.toast.body)
         proto = getattr(element, kind) if kind else None
         if kind == "bidi_component":
             self.components[proto.component_name] = (proto.id, proto.json)
         label, widget_id = getattr(proto, "label", None), getattr(proto, "id", None)
         if label and widget_id:
             self.widgets[label] = Widget(widget_id, kind, delta.fragment_id)
+        if kind in ("text_area", "text_input") and (proto.set_value or label not in self.values):
+            self.values[label] = proto.value if proto.set_value else proto.default
 
 
 async def _receive(socket: Any, timeout: float) -> bytes:

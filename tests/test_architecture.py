@@ -13,6 +13,7 @@ only inside a function (`from agent import play` loads the page's wing when it i
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -163,17 +164,16 @@ def test_the_ground_floor_says_which_is_which():
                                 "toy_sums", "toy_tasks", "toy_texts"]}
 
 
-def _widget_keys(node, found: set[str]) -> set[str]:
-    if getattr(node, "key", None):
-        found.add(node.key)
-    children = getattr(node, "children", None)
-    for child in children.values() if isinstance(children, dict) else []:
-        _widget_keys(child, found)
+def _widget_keys(at, found: set[str]) -> set[str]:
+    from page_support import page_nodes
+
+    found.update(node.key for node in page_nodes(at) if getattr(node, "key", None))
     return found
 
 
-def test_the_page_keeps_its_state_in_at_most_five_session_keys():
-    """Every key of the session that is not a widget's own is state the page keeps: at most five of them."""
+def test_the_page_keeps_its_state_in_two_session_keys():
+    """Every key of the session that is not a widget's own is state the page keeps: the Sandbox and the exercise's
+    page (views/session.py), nothing else."""
     from page_support import full_page, run
 
     at = run(full_page(30))
@@ -182,9 +182,9 @@ def test_the_page_keeps_its_state_in_at_most_five_session_keys():
     def then(target) -> None:
         nonlocal at
         at = run(target)
-        _widget_keys(at._tree, widgets)
+        _widget_keys(at, widgets)
 
-    _widget_keys(at._tree, widgets)
+    _widget_keys(at, widgets)
     then(at.button(key="step").click())
     at.session_state["change_the_past"] = True
     then(at)
@@ -200,5 +200,47 @@ def test_the_page_keeps_its_state_in_at_most_five_session_keys():
     then(at.switch_page("views/sandbox.py"))
     kept = sorted(key for key in at.session_state.keys() if key not in widgets and not key.startswith("$$"))
     print(f"session keys that hold the page's state: {len(kept)}: {', '.join(kept)}")
-    assert len(kept) <= 5, kept
-    assert "sandbox" in kept
+    assert kept == ["exercise", "sandbox"], kept
+
+
+def test_only_views_session_names_the_page_states_session_keys():
+    """The Sandbox and the exercise's page are reached one way, `views.session`: no other module names their keys."""
+    pattern = re.compile(r"""(session_state|\bss)(\.(sandbox|exercise)\b|\[["'](sandbox|exercise)["']\]"""
+                         r"""|\.get\(["'](sandbox|exercise)["'])""")
+    sources = [*ROOT.joinpath("views").glob("*.py"), ROOT / "sandbox_app.py"]
+    named = [f"{path.name}:{number}" for path in sources if path.name != "session.py"
+             for number, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    assert named == []
+    assert pattern.search('ss["sandbox"]') and pattern.search("st.session_state.exercise")  # it sees both forms
+
+
+WIDGETS = {"button", "toggle", "checkbox", "radio", "selectbox", "multiselect", "slider", "select_slider",
+           "text_input", "text_area", "number_input", "file_uploader", "segmented_control", "pills", "expander",
+           "tabs", "popover", "download_button", "data_editor", "color_picker", "date_input", "time_input"}
+SANDBOX_PAGE = ("sandbox.py", "start_here.py", "change_the_past.py", "run_tabs.py", "page_link.py")
+
+
+def widgets_without_a_callback(source: str) -> list[str]:
+    """Widgets drawn with no callback (or with `on_change="rerun"`): a rerun they begin would say nothing."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WIDGETS):
+            continue
+        callback = next((k.value for k in node.keywords if k.arg in ("on_change", "on_click")), None)
+        said = callback.value if isinstance(callback, ast.Constant) else None
+        if callback is None or said == "rerun" or (said == "ignore" and node.func.attr != "download_button"):
+            found.append(f"{node.func.attr} at line {node.lineno}")
+    return found
+
+
+@pytest.mark.parametrize("name", SANDBOX_PAGE)
+def test_every_widget_of_the_sandbox_page_has_a_callback(name):
+    """views/widget_state.py: a widget's callback says a widget began the run, so the page never takes a click's run
+    for the browser's Back. A widget with no callback would be taken for one."""
+    assert widgets_without_a_callback(ROOT.joinpath("views", name).read_text()) == []
+
+
+def test_a_widget_with_no_callback_is_found():
+    assert widgets_without_a_callback('st.toggle("x", key="x")\nst.expander("y", on_change="rerun")\n'
+                                      'st.button("z", on_click=act)\nst.download_button("d", b"", on_click="ignore")') \
+        == ["toggle at line 1", "expander at line 2"]

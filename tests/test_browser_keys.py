@@ -103,7 +103,10 @@ def test_keys_still_work_after_the_slider_or_a_view_was_clicked(sandbox_page):  
 FRAME = """() => { const main = document.querySelector('[data-testid="stMain"]');
   const frame = getComputedStyle(main, '::before');
   return {focused: document.activeElement === main, visible: main.matches(':focus-visible'),
-          drawn: frame.display !== 'none' && frame.content !== 'none' && frame.boxShadow !== 'none'}; }"""
+          drawn: frame.display !== 'none' && frame.content !== 'none' && frame.boxShadow !== 'none',
+          rule: [...document.styleSheets].some((sheet) => { try { return [...sheet.cssRules].some(
+            (rule) => rule.cssText.includes('stMain"]:focus-visible::before')); } catch { return false; } }),
+          tag: main.tagName, frame: [frame.display, frame.content, frame.boxShadow].join(' | ')}; }"""
 RING = """(button) => { const style = getComputedStyle(button);
   return [style.outlineStyle, style.outlineWidth, style.outlineColor, style.boxShadow].join(' '); }"""
 
@@ -121,7 +124,7 @@ def test_keys_after_a_click_on_the_background_draw_no_frame_and_a_tabbed_button_
             press(page, "ArrowLeft")
             frame = page.evaluate(FRAME)
             assert frame["focused"] and frame["visible"]  # the case that drew the frame
-            assert not frame["drawn"]
+            assert not frame["drawn"], frame  # `rule`: whether the page's style sheet holds the rule that hides it
             shot(page, f"no-main-frame-{width}.png")
 
             step = page.get_by_role("button", name="Step")

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
-from page_support import choose_real, click, open_sandbox, open_tab, run
+from page_support import choose_real, click, everything_shown, open_sandbox, open_tab, run
 from streamlit.testing.v1 import AppTest
 
 from agent.page.safe_text import as_code_block, clip_text
@@ -27,18 +27,6 @@ def at(monkeypatch) -> AppTest:
 
 def upload(at: AppTest, data: bytes, name: str = "hostile.json") -> AppTest:
     return run(at.file_uploader(key="upload").upload(name, data, "application/json"))
-
-
-def walk(node):
-    yield node
-    for child in getattr(node, "children", {}).values():
-        yield from walk(child)
-
-
-def everything_shown(at: AppTest) -> list[str]:
-    """Every element's content as sent to the browser (its protobuf), but the person's own key field."""
-    return [str(node.proto) for node in walk(at._tree)
-            if hasattr(node, "proto") and getattr(node, "key", None) != "api_key"]
 
 
 def markdown_sources(at: AppTest) -> list[str]:

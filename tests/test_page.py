@@ -12,6 +12,7 @@ from page_support import (
     choose_real,
     click,
     console,
+    everything_shown,
     full_page,
     lesson_code,
     lit_lines,
@@ -23,7 +24,6 @@ from page_support import (
     status,
     texts,
     upload,
-    walk,
 )
 from streamlit.testing.v1 import AppTest
 
@@ -396,8 +396,7 @@ def test_the_api_key_never_reaches_the_page_or_the_run(at, stand_in):
     assert console(at) == REFERENCE_CONSOLE
     field = at.text_input(key="api_key")
     assert field.proto.type == field.proto.PASSWORD  # the person's own field, masked, is the one place it is
-    shown = [str(node.proto) for node in walk(at._tree)
-             if hasattr(node, "proto") and getattr(node, "key", None) != "api_key"]
+    shown = everything_shown(at)
     assert len(shown) > 30 and any("2 + 3 is 5." in text for text in shown)
     assert "Key in use: from the field above." in texts(at.caption)
     assert not any(secret in text for text in shown)

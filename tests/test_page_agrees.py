@@ -9,12 +9,12 @@ from page_support import (
     console,
     open_sandbox,
     open_tab,
+    page_nodes,
     pick_script,
     run,
     run_graph_dot,
     texts,
     upload,
-    walk,
 )
 from streamlit.testing.v1 import AppTest
 
@@ -83,7 +83,7 @@ def test_the_whole_graph_toggle_stops_following_the_newest_turn(at):
 
 
 def graph_box(at: AppTest):
-    return next(node.proto for node in walk(at._tree)
+    return next(node.proto for node in page_nodes(at)
                 if "-run_graph_box" in str(getattr(getattr(node, "proto", None), "id", "")))
 
 

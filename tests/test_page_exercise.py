@@ -199,7 +199,7 @@ def test_a_check_that_arrives_while_the_runner_is_off_runs_nothing(listening_on,
     run(at.text_area(key="loop_code").input(CORRECT_LOOP))
     listening_on("192.168.1.20")  # the button was drawn enabled; the page decides again when the click arrives
     run(check_button(at).click())
-    assert not at.expander and "loop_check" not in at.session_state
+    assert not at.expander and at.session_state["exercise"].check is None
     assert at.warning[0].value == code_runner_notice("192.168.1.20")
 
 
@@ -243,9 +243,10 @@ def test_the_editor_indents_with_tab_in_the_page_itself(at):
 
 def test_a_check_stopped_midway_shows_what_it_had_as_cancelled(at):
     from agent.exercise import LoopCheck, check_loop
+    from agent.page.exercise_page import CheckShown, ExercisePage
 
     partial = LoopCheck(check_loop(CORRECT_LOOP, ["add_then_answer", "refusal"]).scripts)
-    at.session_state["loop_check"] = (CORRECT_LOOP, partial, True)
+    at.session_state["exercise"] = ExercisePage(check=CheckShown(CORRECT_LOOP, partial, cancelled=True))
     run(at)
     assert at.warning[0].value.startswith("**Check cancelled** after 2 scripts.")
     assert [e.label.split("`")[1] for e in at.expander] == ["add_then_answer", "refusal"]

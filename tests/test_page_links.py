@@ -216,6 +216,33 @@ def test_a_click_that_carries_the_address_before_the_last_run_is_a_click_not_bac
     assert not page.warning, texts(page.warning)
 
 
+def with_the_address_before(page: AppTest, before: dict) -> None:
+    """The address the browser still shows when a click is made before the last run wrote its own."""
+    for key in list(page.query_params):
+        del page.query_params[key]
+    for key, value in before.items():
+        page.query_params[key] = value[-1] if isinstance(value, list) else value
+
+
+@pytest.mark.parametrize("widget", ["a switch turned off", "a view picked"])
+def test_a_widget_with_no_action_of_its_own_changed_on_an_old_address_is_no_back(widget):
+    """Every widget's callback says a widget began the run, a switch turned off too (a fingerprint of the
+    widgets' values could not see that): the page stays on the run as it stands."""
+    page = run(full_page(30))
+    run(page.toggle(key="whole_graph").set_value(True))
+    click(page, "Step")
+    before = dict(page.query_params)
+    click(page, "Step")
+    with_the_address_before(page, before)
+    if widget == "a switch turned off":
+        run(page.toggle(key="whole_graph").set_value(False))
+    else:
+        run(page.button_group(key="tab").set_value("Messages"))
+    box = page.session_state["sandbox"]
+    assert box.run.turn == 2 and status(page).startswith("turn 2 of "), widget
+    assert not page.warning, texts(page.warning)
+
+
 def test_a_visit_to_the_exercise_and_back_keeps_the_run():
     page = run(full_page(30))
     click(page, "Step")

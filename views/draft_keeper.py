@@ -13,6 +13,7 @@ import streamlit as st
 
 from agent.page import draft
 from views.page_css import EDITOR
+from views.session import exercise
 
 ss = st.session_state
 EDITOR_KEY = "loop_code"
@@ -98,7 +99,7 @@ def keep_draft(starter: str) -> None:
     """Mount the draft's keeper (it draws the line that says where the draft is kept) and say a restored draft.
 
     Call it after `ss.loop_code` has its value for this run and before the editor is drawn."""
-    state = ss.setdefault("draft", draft.DraftState())
+    state = exercise().draft
     data = draft.keeper_data(starter, state.session, offer=ss[EDITOR_KEY] == starter, forget=state.forget,
                              editor=EDITOR)
     _mount_keeper(key=KEEPER_KEY, data=data, on_draft_change=lambda: take_draft(starter))
@@ -113,15 +114,16 @@ def take_draft(starter: str) -> None:
     starter."""
     sent = (ss.get(KEEPER_KEY) or {}).get("draft")
     restored = draft.restored_draft(sent, ss.get(EDITOR_KEY, starter), starter)
+    page = exercise()
     if restored.text is not None:
         ss[EDITOR_KEY] = restored.text
-        ss.pop("loop_check", None)  # a check of the starter is not a check of the draft
-        ss.setdefault("draft", draft.DraftState()).said = True, draft.RESTORED_WORDS
+        page.check = None  # a check of the starter is not a check of the draft
+        page.draft.said = True, draft.RESTORED_WORDS
     elif restored.refused:
-        ss.setdefault("draft", draft.DraftState()).said = False, restored.refused
+        page.draft.said = False, restored.refused
 
 
 def forget_draft() -> None:
     """Start over: the browser takes the draft out of its storage (once for this token, however often the
     component is drawn again)."""
-    ss.setdefault("draft", draft.DraftState()).start_over()
+    exercise().draft.start_over()

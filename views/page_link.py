@@ -32,7 +32,7 @@ def full_url(query: dict[str, str]) -> str:
 
 def copy_link_button(box: Sandbox) -> None:
     """Copy link, on either layout: the dialog with the link of the screen and what it leaves out."""
-    if st.button("Copy link", icon=":material/link:", key="copy_link",
+    if st.button("Copy link", icon=":material/link:", key="copy_link", on_click=box.page.widget_began,
                  help="A link that opens this screen: the run replayed to this turn, in this view."):
         link = box.link()
         copy_link_dialog(link, box.link_notes(link))

@@ -115,5 +115,5 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
     with st.container(key=f"{VERSION_KEY}{version}"):
         PLAYER(key=KEY, data={"frames_key": key, "start": start, "query": query, "next": next_label,
                               "version": version, "taken": box.page.player.taken, "page": PAGE},
-               on_next_scenario_change=next_scenario, on_played_change=lambda: None,
-               on_frames_wanted_change=lambda: lost(sent))
+               on_next_scenario_change=next_scenario, on_played_change=box.page.widget_began,
+               on_frames_wanted_change=lambda: (box.page.widget_began(), lost(sent)))

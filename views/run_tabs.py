@@ -11,9 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from agent.branches import MAIN
 from agent.loop import RunState, TurnPath
-from agent.models.hand_model import written_by_hand
 from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import NotPlayable, run_page, view
 from agent.page.frames import GRAPH_TURNS
@@ -23,6 +21,7 @@ from agent.page.lesson_loop import lesson_source, loop_caption, shown_record
 from agent.page.names import ModelKind
 from agent.page.player_html import frames_to_export
 from agent.page.safe_text import CODE_CHARS, as_code, as_sentence, clip_text
+from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
 from agent.real import record_script
 from agent.scripts import ScriptError
@@ -30,6 +29,7 @@ from agent.summary import message_line
 from views import change_the_past  # marks a branch's fork, faults and edits on the graph and the console
 from views.notices import api_key
 from views.page_js import LOOP_DIAGRAM_KEY
+from views.widget_state import touched
 
 CARD_TURNS = 3  # the Messages view draws the latest turns as cards, older ones as one line a message
 CONSOLE_LINE_CHARS = 2_000  # a console line is clipped here: a 20 MB answer is the Export tab's, not the console's
@@ -73,10 +73,7 @@ def turn_details(screen: Screen) -> None:
             st.markdown(heading + "No turn has gone through yet. **Step** sends the first request: the task, alone.")
         st.html(message_html(run.messages[0], 0))
         return
-    for attempt in screen.attempts:
-        mark = ss.sandbox.tree.branch.mark_of(attempt)
-        retried = "the same click sent the retry at once" if mark is not None and mark.fault == "overloaded" else \
-            "the next Step tried again"  # an injected 529 is retried inside its own Step (agent.models.faults)
+    for attempt, retried in zip(screen.attempts, screen.attempt_retries, strict=True):
         st.error(f"Attempt at turn {turn} failed first: {as_sentence(attempt.error, api_key()[0])} It was not counted; "
                  f"{retried}.", icon=":material/replay:")
     said = screen.turn_sent
@@ -93,7 +90,7 @@ def turn_details(screen: Screen) -> None:
     if (note := view.thread_note(said.sent)) is not None:
         st.caption(note)
     if record.reply is not None:
-        st.caption(turn_cost_line(record, screen.priced_model))
+        st.caption(screen.cost_line)
         added = screen.added
         st.html(messages_html(run.messages[added.start:added.stop], added.start, added, f"new in turn {turn}"))
     show_json_lazily("The exact request (JSON)", said.request, f"request{turn}")
@@ -101,24 +98,8 @@ def turn_details(screen: Screen) -> None:
         show_json_lazily("The reply as it came back (JSON)", record.reply, f"reply{turn}")
 
 
-def turn_cost_line(record, priced_model: str) -> str:
-    """A turn's usage and time, in words that fit the model: a script's reply may carry no usage, and takes no time."""
-    if written_by_hand(record.reply):
-        return "Written by hand: a reply you write has no usage, and no model took time over it"
-    mark = ss.sandbox.tree.branch.mark_of(record)
-    cut = mark is not None and mark.kind == "injected" and mark.fault == "cut_off"  # its usage predates the cut
-    if ss.sandbox.run_model == ModelKind.SCRIPT:
-        usage = view.reply_usage_line(record.usage, injected_cut=cut) if record.usage else \
-            "the script gives this reply no usage"
-        return f"Usage: {usage} · a script answers at once"
-    usage = view.reply_usage_line(record.usage, priced_model, cut)
-    if ss.sandbox.run_model == ModelKind.TOY:
-        return f"Usage: {usage} (the toy's estimate: about four characters a token)"
-    return f"Usage: {usage} · the model took {record.model_seconds * 1000:.0f} ms"
-
-
 def show_json_lazily(label: str, value: Any, key: str) -> None:
-    box = st.expander(label, key=f"json_{key}", on_change="rerun")
+    box = st.expander(label, key=f"json_{key}", on_change=touched)
     if box.open:
         with box:
             whole = json.dumps(value, indent=2, ensure_ascii=False)
@@ -148,13 +129,14 @@ def messages_view(screen: Screen) -> None:
     after = ("This is where the run ended." if shown.done else "The next request sends only the messages after the "
              "last reply, over its message thread." if threaded else "The next request sends this whole array.")
     st.caption(f"{len(messages)} messages after turn {turn}; the ones turn {turn} added are marked. {after}")
-    if st.toggle("Beside it: the same conversation as OpenAI's Chat Completions would carry it", key="openai_side"):
+    if st.toggle("Beside it: the same conversation as OpenAI's Chat Completions would carry it", key="openai_side",
+                 on_change=touched):
         chat_completions_view(shown, new)
         return
     cut = view.first_card(shown, turn, CARD_TURNS)
     st.html(message_html(messages[0], 0))
     if cut > 1:
-        older = st.expander(f"messages[1]–[{cut - 1}], one line each", key="older_messages", on_change="rerun")
+        older = st.expander(f"messages[1]–[{cut - 1}], one line each", key="older_messages", on_change=touched)
         if older.open:
             with older:
                 st.code("\n".join(f"[{i}] {message_line(m)}" for i, m in enumerate(messages[1:cut], 1)),
@@ -171,7 +153,8 @@ def chat_completions_view(shown: RunState, new: range) -> None:
     st.html(chat_pairs_html(side_by_side(shown.messages, shown.system), new, stop))
 
 
-def export_view(screen: Screen) -> None:
+def export_view(screen: Screen, box: Sandbox) -> None:
+    """`box`: the page's Sandbox, which the run's web page is played again from."""
     run = screen.run
     st.caption("Everything the page shows, as files.")
     st.download_button("Messages (JSON)", lambda: json.dumps(run.messages, indent=2, ensure_ascii=False),
@@ -181,10 +164,10 @@ def export_view(screen: Screen) -> None:
                        mime="application/json", on_click="ignore", icon=":material/download:")
     st.download_button("Run graph (DOT)", lambda: run_graph(run).source, file_name="run-graph.dot",
                        mime="text/vnd.graphviz", on_click="ignore", icon=":material/download:")
-    web_page(run)
+    web_page(run, box)
     try:
         recorded = record_script(run)
-        about = recorded_about(run, len(recorded.replies), screen.model_name)
+        about = view.recorded_about(run, screen.recorded_source, len(recorded.replies), screen.edited_replies)
         script = json.dumps({**recorded.to_dict(), "about": about}, indent=2)
         script += "\n"
     except ScriptError as exc:  # e.g. no reply yet: nothing to replay
@@ -195,28 +178,19 @@ def export_view(screen: Screen) -> None:
                        icon=":material/download:")
 
 
-def web_page(run: RunState) -> None:
+def web_page(run: RunState, box: Sandbox) -> None:
     """The run as one web page that steps it in any browser: a file to open, or to put in a lesson's iframe."""
     if not run.records:
         st.caption("This run as a web page: Step once first, and the page holds the run from its start.")
         return
     try:
-        frames, caveat = frames_to_export(ss.sandbox)
+        frames, caveat = frames_to_export(box)
     except (NotPlayable, ScriptError) as exc:
         st.caption(f"This run as a web page: {as_sentence(exc, api_key()[0])}")
         return
     st.download_button("This run as a web page (HTML): steps in any browser, no server, no network",
                        lambda: run_page(frames), file_name="loop-sandbox-run.html", mime="text/html",
                        on_click="ignore", icon=":material/download:")
-    whole = "the whole run, to where it ends" if ss.sandbox.run_model != ModelKind.REAL else "the turns taken"
+    whole = "the whole run, to where it ends" if box.run_model != ModelKind.REAL else "the turns taken"
     st.caption(f"One file holding {whole}: open it from disk, or put it in a lesson page's iframe. "
                + (caveat or ""))
-
-
-def recorded_about(run: RunState, entries: int, model_name: str) -> str:
-    """What a script recorded on the page says about where it came from, from the branch's own records."""
-    box = ss.sandbox
-    source = {ModelKind.SCRIPT: f"the script “{box.script_models[MAIN].script.title}”",
-              ModelKind.TOY: "the toy model", ModelKind.REAL: f"the real model {model_name}"}[box.run_model]
-    edited = sum(mark.kind == "edited" for mark in box.tree.branch.marks.values())
-    return view.recorded_about(run, source, entries, edited)

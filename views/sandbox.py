@@ -27,72 +27,26 @@ from agent.real import DEFAULT_MODEL
 from agent.summary import clip
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
-from views import change_the_past, page_link, player_view, serving, start_here
+from views import change_the_past, page_link, session, start_here
 from views.actions import act
 from views.notices import api_key, show_notice
-from views.page_js import RESTORED, remember_layout_js
+from views.page_js import remember_layout_js
 from views.run_tabs import GRAPH_TURNS, export_view, loop_view, messages_view, run_view
-from views.widget_state import begun_by_a_widget, mirror, remember_widgets
+from views.session import sandbox
+from views.widget_state import acting, begun_by_a_widget, mirror, touched
 
 ss = st.session_state
 LIVE_PREVIEW_CHARS = 4_000  # the streaming preview shows the reply's latest characters, not all of a huge one
-REAL_LINK = ("This link was made with the real model. A link never calls one: the run's settings are back, but not "
-             "an API key or a Base URL (a link never says where your key goes), and the run starts afresh. Step sends "
-             "the task to the Base URL set under Real model (empty: Anthropic's API).")
 LIVE_PREVIEW_EVERY = 0.1  # seconds between redraws of the preview: a long reply arrives in many small events
-builtin_scripts = st.cache_resource(view.builtin_scripts)  # read once, shared by every session
-
-
-# ---------------------------------------------------------------- the session's one Sandbox
-
-
-def sandbox() -> Sandbox:
-    """This session's Sandbox; the first visit makes it, from the link it came with. What the player did in the
-    browser since the server's last word is taken up first, so the page's next action acts on the run as seen."""
-    box = ss.get("sandbox")
-    if box is None:
-        box = first_visit()
-        if (played := st.query_params.get(player_view.PLAYED)) is not None:  # a reload, or a copied address
-            player_view.take_up_played(box, played)
-    player_view.take_up(box, (ss.get(player_view.KEY) or {}).get("played"))
-    return box
-
-
-def first_visit() -> Sandbox:
-    box = ss.sandbox = Sandbox(builtin_scripts())
-    came_back = serving.came_back_without_its_session()
-    query = page_query()
-    if came_back:
-        box.notice = Notice.warning(serving.SESSION_REBUILT if query else serving.SESSION_LOST)
-    if not query:
-        box.start_here()  # a first visit with no link: the beginner's page
-    if query:
-        link = from_query(query, list(builtin_scripts()), list(TOOLS))
-        problems = box.open_link(link)
-        said = [REAL_LINK] if link.model == ModelKind.REAL else []
-        if problems:
-            said.append("Part of this link could not be used: " + "; ".join(problems) + ".")
-        if came_back:
-            said.insert(0, serving.SESSION_REBUILT)
-        elif RESTORED in st.query_params:
-            said.insert(0, serving.RUN_RESTORED)
-        box.notice = Notice.warning("  \n".join(said)) if said else None
-        if len(box.tree.branches) > 1:
-            ss.change_the_past = True  # open: the branch picker is in it, and it says which branch is on screen
-    return box
-
-
-def page_query() -> dict[str, str]:
-    return {k: v for k, v in st.query_params.to_dict().items()
-            if k.lower() not in ("embed", "embed_options", player_view.PLAYED, RESTORED)}
 
 
 def follow_history(box: Sandbox) -> None:
     """Back or Forward put another of this page's addresses in the bar: show the screen it names."""
-    query = page_query()
-    if box.page.written_query is None or query == box.page.written_query or begun_by_a_widget(box):
+    query = session.page_query()
+    begun = begun_by_a_widget(box)  # asked first: whichever way this run goes, the flag is taken
+    if box.page.written_query is None or query == box.page.written_query or begun:
         return  # a click carries the address as it was when it was made: the run's own write comes after
-    link = from_query(query, list(builtin_scripts()), list(TOOLS))
+    link = from_query(query, list(session.builtin_scripts()), list(TOOLS))
     problems = box.follow_link(link)
     box.page.written_query = query
     box.notice = Notice.warning("Part of this address could not be used: " + "; ".join(problems) + ".") \
@@ -108,6 +62,7 @@ def upload_key() -> str:
 
 def on_file_loaded() -> None:
     box = sandbox()
+    box.page.widget_began()
     file = ss.get(upload_key())
     if file is None:
         return
@@ -175,6 +130,7 @@ def on_step(box: Sandbox, to_the_end: bool) -> None:
     element or session-state read once another click asks for a rerun; a callback runs before the run's body,
     and this one touches neither until the step is taken (`box` comes with it). A script or the toy steps here;
     a real model's reply streams into the fragment, so its Step is asked for here and taken there."""
+    box.page.widget_began()
     if box.run_model == ModelKind.REAL:
         if box.layout == Layout.START:
             take_step(None, to_the_end)
@@ -247,15 +203,16 @@ def script_settings(box: Sandbox) -> None:
 
 
 def real_settings(box: Sandbox) -> None:
-    st.text_input("API key", type="password", key="api_key", placeholder="sk-ant-…",
+    st.text_input("API key", type="password", key="api_key", placeholder="sk-ant-…", on_change=touched,
                   help="Also read from ANTHROPIC_API_KEY or st.secrets. It is never shown or saved.")
     _, source = api_key()
     st.caption(f"Key in use: from {source}." if source else "No key yet. A local server needs none.")
     mirror("real_model", box.real_model_name or DEFAULT_MODEL)
-    st.text_input("Model name", key="real_model", on_change=lambda: box.point_real_model(model_name=ss.real_model))
+    st.text_input("Model name", key="real_model",
+                  on_change=acting(box, lambda: box.point_real_model(model_name=ss.real_model)))
     mirror("base_url", box.base_url)
     st.text_input("Base URL", key="base_url", placeholder="empty: Anthropic",
-                  on_change=lambda: box.point_real_model(base_url=ss.base_url),
+                  on_change=acting(box, lambda: box.point_real_model(base_url=ss.base_url)),
                   help="e.g. http://127.0.0.1:8765 for `python -m agent serve SCRIPT`, or Ollama at "
                        "http://localhost:11434")
     st.caption("Each request is checked before it is sent; one the API would refuse ends the run, with a "
@@ -283,6 +240,7 @@ def task_box(box: Sandbox) -> None:
 def sandbox_main() -> None:
     """Everything that changes when the loop steps; a Step reruns only this."""
     box = sandbox()
+    begun_by_a_widget(box)  # a Step's fragment run: its click is not taken for the next whole run's
     with st.container(horizontal=True, vertical_alignment="center", key="step_row"):
         st.button("Step", type="primary", icon=":material/skip_next:", key="step", on_click=on_step, args=(box, False),
                   help=f"One turn of the loop (key {KEY_OF['step']})")
@@ -310,7 +268,7 @@ def sandbox_main() -> None:
         outcome = show_outcome(box, shown.outcome)
         if box.run_model == ModelKind.REAL and outcome and outcome.kind == OutcomeKind.BAD_REQUEST \
                 and run.records[-1].refused_unsent:
-            if st.button("Send it to the model anyway", icon=":material/send:",
+            if st.button("Send it to the model anyway", icon=":material/send:", on_click=touched,
                          help="The check refused this request before it left. Send it as it is, to see what "
                               "the service itself answers."):
                 real = model_for_this_run(live)
@@ -332,9 +290,8 @@ def sandbox_main() -> None:
         elif box.view == View.MESSAGES:
             messages_view(shown)
         else:
-            export_view(shown)
+            export_view(shown, box)
     page_link.write_query(box)  # after the run's every change: the URL opens this screen
-    remember_widgets(box)  # a Step's run ends here: the next run compares its widgets with these
 
 
 def show_outcome(box: Sandbox, outcome: view.Outcome | None) -> view.Outcome | None:
@@ -359,7 +316,7 @@ def look_back(box: Sandbox, shown: Screen) -> None:
         return
     mirror("look_back", shown.turn)
     st.slider("Look back: the state after turn", 0, shown.run.turn, key="look_back",
-              on_change=lambda: box.look_at(ss.look_back),
+              on_change=acting(box, lambda: box.look_at(ss.look_back)),
               help="Keys: ← → one turn back or forward, Home and End the first and the last turn.")
     if shown.looking_back:
         st.caption(shown.looking_back)
@@ -375,7 +332,7 @@ def start_here_view(box: Sandbox) -> None:
 
 
 def sandbox_view() -> None:
-    bare_visit = ss.get("sandbox") is None and not page_query()  # a first visit, no link
+    bare_visit = not session.made() and not session.page_query()  # a first visit, no link
     box = sandbox()
     box.page.bare_visit = bare_visit
     follow_history(box)
@@ -386,7 +343,6 @@ def sandbox_view() -> None:
     st.html(remember_layout_js(box.layout.word, bare_visit), unsafe_allow_javascript=True)
     if box.layout == Layout.START:
         start_here_view(box)
-        remember_widgets(box)
         box.page.bare_visit = False
         return
     sidebar(box)
@@ -402,14 +358,13 @@ def sandbox_view() -> None:
     mirror("tab", box.view)
     with st.container(horizontal=True, vertical_alignment="center", key="view_row"):
         st.segmented_control("View", VIEWS, key="tab", label_visibility="collapsed", required=True,
-                             on_change=lambda: box.pick_view(ss.tab))
+                             on_change=acting(box, lambda: box.pick_view(ss.tab)))
         if box.view == View.RUN:
-            st.toggle("Every turn", key="whole_graph",
+            st.toggle("Every turn", key="whole_graph", on_change=touched,
                       help=f"Draw the run graph's every turn from the task down, not only the latest {GRAPH_TURNS}.")
     # Drawn only while open (views/change_the_past.py); a real model's fault is asked without a live preview.
     change_the_past.panel(lambda: model_for_this_run(None))
     sandbox_main()
-    remember_widgets(box)
     box.page.bare_visit = False  # from the next run on, the address follows the screen
 
 

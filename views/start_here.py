@@ -27,7 +27,7 @@ from agent.page.screen import Screen
 from agent.page.terms import first_terms
 from views import page_link, player_view
 from views.notices import show_notice
-from views.widget_state import mirror
+from views.widget_state import acting, mirror
 
 ss = st.session_state
 
@@ -37,11 +37,12 @@ def layout_row(box: Sandbox, act: Callable[..., Any]) -> None:
     with st.container(horizontal=True, key="layout_row"):
         mirror("all_controls", box.layout == Layout.ALL)
         st.toggle("All controls", key="all_controls",
-                  on_change=lambda: box.set_layout(Layout.ALL if ss.all_controls else Layout.START),
+                  on_change=acting(box, lambda: box.set_layout(Layout.ALL if ss.all_controls else Layout.START)),
                   help="Every control of the sandbox: models, settings, message threads, Change the past, the "
                        "views. Off: the beginner's page.")
         mirror("predicting", box.predicting)
-        st.toggle("Predict each turn", key="predicting", on_change=lambda: box.set_predicting(ss.predicting),
+        st.toggle("Predict each turn", key="predicting",
+                  on_change=acting(box, lambda: box.set_predicting(ss.predicting)),
                   help="Each Step stops when the reply is back and asks what the loop does with it, before "
                        "showing it.")
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-import uuid
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -33,8 +32,10 @@ from agent.exercise import (
     starter_source,
 )
 from agent.page import exercise_view
+from agent.page.exercise_page import CheckShown
 from agent.page.safe_text import as_code_block
 from views.draft_keeper import forget_draft, keep_draft
+from views.session import exercise
 
 ss = st.session_state
 NEWLINE = "\n"  # joins inside an f-string
@@ -70,12 +71,12 @@ def write_loop_view() -> None:
         st.button("Replace my code with the starter", on_click=restore_starter)
     if checked and runner_on:
         run_check(ss.loop_code)
-    elif "loop_check" in ss:
-        loop_check_results(*ss.loop_check)
+    elif (shown := exercise().check) is not None:
+        loop_check_results(shown)
 
 
 def restore_starter() -> None:
-    ss.pop("loop_check", None)
+    exercise().check = None
     ss.loop_code = starter_source()
     forget_draft()
 
@@ -87,7 +88,7 @@ def run_check(source: str) -> None:
     Check together shares the cores one check at a time each, and the page says each learner's place."""
     headline, cancel_at, problem_at = st.empty(), st.empty(), st.container()
     try:
-        ticket = shared_queue().join(ss.setdefault("check_owner", uuid.uuid4().hex))
+        ticket = shared_queue().join(exercise().owner)
     except QueueRefused as exc:
         headline.warning(str(exc), icon=":material/hourglass_top:")
         return
@@ -105,7 +106,8 @@ def check_now(source: str, headline: DeltaGenerator, cancel_at: DeltaGenerator, 
     """The check itself, once it holds a slot: each script's verdict in its place of `rows`, as it comes."""
     total, started = len(rows), time.monotonic()
     check = LoopCheck(protection=protection().kind)
-    ss.loop_check = source, check, True  # until it finishes, a check that is stopped shows as cancelled
+    page = exercise()
+    page.check = CheckShown(source, check, cancelled=True)  # until it finishes, a stopped check shows as cancelled
 
     def tick() -> None:  # a point where Streamlit can stop this run, and a sign of life
         headline.info(f"{exercise_view.progress_headline(len(check.scripts), total)} "
@@ -122,7 +124,7 @@ def check_now(source: str, headline: DeltaGenerator, cancel_at: DeltaGenerator, 
                        at=rows[len(check.scripts) - 1] if len(check.scripts) <= len(rows) else None)
             tick()
     cancel_at.empty()
-    ss.loop_check = source, check, False
+    page.check = CheckShown(source, check, cancelled=False)
     with headline.container():
         (st.success if check.passed else st.error)(exercise_view.check_headline(check))
     with problem_at:
@@ -135,7 +137,8 @@ def problem_code(check: LoopCheck, source: str) -> None:
         st.html(exercise_view.code_at_line_html(source, line, f"line {line}"))
 
 
-def loop_check_results(source: str, check: LoopCheck, cancelled: bool) -> None:
+def loop_check_results(shown: CheckShown) -> None:
+    source, check, cancelled = shown.source, shown.check, shown.cancelled
     if source != ss.loop_code:
         st.info("You have changed the code since this check: check it again to see where it stands now.",
                 icon=":material/edit:")

@@ -105,12 +105,22 @@ class PageMemory:
     where the reply can stream."""
     panel_drawn_for: tuple[Any, ...] | None = None
     """What the open Change the past panel was last drawn from: a Step's run draws it again when this changes."""
-    widgets_seen: dict[str, int] | None = None
-    """The widgets' plain values when the last run ended: a rerun that changes them was begun by a widget."""
+    widget_acted: bool = False
+    """A widget's callback ran since the page last looked: this run was begun by a click, a pick or a key, not
+    by the browser's Back or Forward (callbacks run before the page script)."""
     uploads: int = 0
     """Files refused or taken so far: each one gives the page a fresh, empty uploader."""
     real_client: Any = field(default=None, repr=False)
     """The real model's SDK client and the settings it was made with (never in a snapshot: it holds the key)."""
+
+    def widget_began(self) -> None:
+        """Every widget's callback says it (`views/widget_state.py`)."""
+        self.widget_acted = True
+
+    def take_widget_began(self) -> bool:
+        """Whether a widget began this run, once: the next run asks afresh."""
+        began, self.widget_acted = self.widget_acted, False
+        return began
 
 
 @dataclass

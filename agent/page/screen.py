@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from agent.branches import MAIN
 from agent.loop import RunState, TurnRecord
+from agent.models.hand_model import written_by_hand
 from agent.models.toy import TOY_MODEL_NAME
 from agent.page import view
 from agent.page.branches_view import console_notes
@@ -99,6 +101,16 @@ class Screen:
     usage_total: str | None
     """The whole run's usage (to `turn`) in words; None when no reply reported any."""
     layout: Layout
+    run_model: ModelKind
+    """The model of the run on screen (the switch may have moved since it started)."""
+    cost_line: str | None
+    """The turn's usage and time, in words that fit the model (None: no reply came)."""
+    attempt_retries: tuple[str, ...]
+    """For each of `attempts`, how the failed attempt was tried again."""
+    recorded_source: str
+    """Where the run's replies came from, in words (what a recorded script says about itself)."""
+    edited_replies: int
+    """Replies of the branch on screen edited in the panel."""
     asking: TurnRecord | None
     """The turn whose reply is shown while its questions are open: the page shows the run as it stood before it."""
     asking_sent: TurnSent | None
@@ -128,6 +140,36 @@ def priced_model_of(box: Sandbox, name: str) -> str:
 def model_name_of(box: Sandbox) -> str:
     return {ModelKind.REAL: box.real_model_name or DEFAULT_MODEL, ModelKind.TOY: TOY_MODEL_NAME}.get(
         box.run_model, "fake")
+
+
+def cost_line(box: Sandbox, record: TurnRecord | None, priced_model: str) -> str | None:
+    """A turn's usage and time, in words that fit the model: a script's reply may carry no usage, and takes no time."""
+    if record is None or record.reply is None:
+        return None
+    if written_by_hand(record.reply):
+        return "Written by hand: a reply you write has no usage, and no model took time over it"
+    mark = box.tree.branch.mark_of(record)
+    cut = mark is not None and mark.kind == "injected" and mark.fault == "cut_off"  # its usage predates the cut
+    if box.run_model == ModelKind.SCRIPT:
+        usage = view.reply_usage_line(record.usage, injected_cut=cut) if record.usage else \
+            "the script gives this reply no usage"
+        return f"Usage: {usage} · a script answers at once"
+    usage = view.reply_usage_line(record.usage, priced_model, cut)
+    if box.run_model == ModelKind.TOY:
+        return f"Usage: {usage} (the toy's estimate: about four characters a token)"
+    return f"Usage: {usage} · the model took {record.model_seconds * 1000:.0f} ms"
+
+
+def retried(box: Sandbox, attempt: TurnRecord) -> str:
+    """How a failed attempt was tried again: an injected 529 inside its own Step (agent.models.faults)."""
+    mark = box.tree.branch.mark_of(attempt)
+    return "the same click sent the retry at once" if mark is not None and mark.fault == "overloaded" else \
+        "the next Step tried again"
+
+
+def recorded_source(box: Sandbox, model_name: str) -> str:
+    return {ModelKind.SCRIPT: f"the script “{box.script_models[MAIN].script.title}”", ModelKind.TOY: "the toy model",
+            ModelKind.REAL: f"the real model {model_name}"}[box.run_model]
 
 
 def turn_sent(run: RunState, record: TurnRecord, model_name: str) -> TurnSent:
@@ -175,6 +217,7 @@ def screen_of(box: Sandbox) -> Screen:
     shown = view.snapshot(run, turn)
     priced = priced_model_of(box, name)
     marks = box.tree.branch.marks
+    attempts = view.failed_attempts(run, turn)
     console = console_lines(shown, returned=False, notes=console_notes(box.tree.branch) if marks else None,
                             readable=True)
     verdicts = box.verdicts()
@@ -187,7 +230,11 @@ def screen_of(box: Sandbox) -> Screen:
                   outcome=view.outcome(run) if asking is None else None,
                   settings_note=settings_note, looking_back=looking_back, model_name=name,
                   priced_model=priced, turn_sent=turn_sent(run, record, name) if record is not None else None,
-                  record=record, added=view.added_by_turn(run, turn), attempts=view.failed_attempts(run, turn),
+                  record=record, added=view.added_by_turn(run, turn), attempts=attempts,
+                  attempt_retries=tuple(retried(box, attempt) for attempt in attempts),
+                  run_model=box.run_model, cost_line=cost_line(box, record, priced),
+                  recorded_source=recorded_source(box, name),
+                  edited_replies=sum(mark.kind == "edited" for mark in marks.values()),
                   next_failures=len(view.failed_attempts(run, turn + 1)) if turn == run.turn and run.error else 0,
                   console=console, usage_total=view.run_usage_line(shown, priced), layout=box.layout,
                   asking=asking, question=question, verdicts=verdicts,
