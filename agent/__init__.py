@@ -4,8 +4,10 @@ Plain Python with no page code: `sandbox_app.py` draws it, `python -m agent`
 runs it in a terminal.
 """
 
+from typing import Any
 
-def __getattr__(name: str):
+
+def __getattr__(name: str) -> Any:
     """`from agent import play`: a run stepped in a notebook. The page's wing loads only when asked for."""
     if name != "play":
         raise AttributeError(f"module 'agent' has no attribute {name!r}")

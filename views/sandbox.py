@@ -240,7 +240,6 @@ def task_box(box: Sandbox) -> None:
 def sandbox_main() -> None:
     """Everything that changes when the loop steps; a Step reruns only this."""
     box = sandbox()
-    begun_by_a_widget(box)  # a Step's fragment run: its click is not taken for the next whole run's
     with st.container(horizontal=True, vertical_alignment="center", key="step_row"):
         st.button("Step", type="primary", icon=":material/skip_next:", key="step", on_click=on_step, args=(box, False),
                   help=f"One turn of the loop (key {KEY_OF['step']})")
@@ -292,6 +291,9 @@ def sandbox_main() -> None:
         else:
             export_view(shown, box)
     page_link.write_query(box)  # after the run's every change: the URL opens this screen
+    # A Step's fragment run ends here: its click is not taken for the next run's. One that asks for the whole
+    # page again (st.rerun above) leaves the flag to the run it asks for, which a widget began all the same.
+    begun_by_a_widget(box)
 
 
 def show_outcome(box: Sandbox, outcome: view.Outcome | None) -> view.Outcome | None:

@@ -12,13 +12,16 @@ themselves are in `views/` beside `sandbox_app.py`; they are the only code
 that imports streamlit.
 """
 
+from typing import Any
+
 __all__ = ["NotPlayable", "Played", "frames_of", "play", "run_page", "sandbox_for"]
 
 _PLAYER = {"Played": "player_html", "play": "player_html", "run_page": "player_html", "sandbox_for": "player_html",
            "frames_of": "frames", "NotPlayable": "frames"}
 
 
-def __getattr__(name: str):  # the player's door, loaded when first used: importing one page module loads no other
+# The player's door, loaded when first used: importing one page module loads no other.
+def __getattr__(name: str) -> Any:
     if name not in _PLAYER:
         raise AttributeError(f"module 'agent.page' has no attribute {name!r}")
     import importlib

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import graphviz
 
@@ -51,7 +52,7 @@ TOOLTIP_CHARS = 1_000  # a node's hover text: the whole answer is in the console
 _quoted = functools.lru_cache(maxsize=4096, typed=True)(graphviz.quoting.quote)
 
 
-class Digraph(graphviz.Digraph):
+class Digraph(graphviz.Digraph):  # type: ignore[misc]  # graphviz ships no types
     """graphviz's Digraph, with the same DOT written faster: the run graph is built again on every Step.
 
     graphviz quotes every name and value with regular expressions and checks every call's arguments: 7 % of a
@@ -77,10 +78,11 @@ class Digraph(graphviz.Digraph):
             parts += [f"{_quoted(name)}={_quoted(value)}" for name, value in pairs if value is not None]
         return f" [{' '.join(parts)}]" if parts else ""
 
-    def node(self, name: str, label: str | None = None, _attributes=None, **attrs: str) -> None:
+    # `_attributes: Any`: a caller's **attrs (a dict of str) could name it, as graphviz's own signature allows.
+    def node(self, name: str, label: str | None = None, _attributes: Any = None, **attrs: str) -> None:
         self.body.append(self._node(_quoted(name), self._attr_list(label, attrs, _attributes)))
 
-    def edge(self, tail_name: str, head_name: str, label: str | None = None, _attributes=None,
+    def edge(self, tail_name: str, head_name: str, label: str | None = None, _attributes: Any = None,
              **attrs: str) -> None:
         self.body.append(self._edge(tail=self._quote_edge(tail_name), head=self._quote_edge(head_name),
                                     attr=self._attr_list(label, attrs, _attributes)))
@@ -88,7 +90,8 @@ class Digraph(graphviz.Digraph):
 
 def _label(*lines: str) -> str:
     """Text for a DOT label: backslashes kept as written, lines broken with DOT's own \\n, never read as HTML."""
-    return graphviz.nohtml("\\n".join(line.replace("\\", "\\\\") for line in lines))
+    label: str = graphviz.nohtml("\\n".join(line.replace("\\", "\\\\") for line in lines))
+    return label
 
 
 def _node(graph: Digraph, name: str, label: str, kind: str, tooltip: str = "", **attrs: str) -> None:

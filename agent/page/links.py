@@ -206,4 +206,5 @@ def _actions(packed: str, problems: list[str]) -> list[list[Any]]:
                 and all(isinstance(block, dict) for arg in action[1:] if type(arg) is list for block in arg)):
             problems.append(f"the link's action {number} is not one this page knows, so the run starts afresh")
             return []
-    return actions
+    checked: list[list[Any]] = actions
+    return checked

@@ -15,10 +15,10 @@ or a tree loaded from a file, the whole work pickled. Nothing an action drops
 is out of reach.
 
 Its parts are data with one job each (`sandbox_values`): the run's settings and tree, the `Predictions`, the
-`UndoMarks` and the page's own `PageMemory` between reruns. Its methods are four layers, each a module read in
+`UndoMarks` and the page's own `PageMemory` between reruns. Its methods are five layers, each a module read in
 one sitting and each using only the fields and methods declared below it, so a type checker reads them all:
-`sandbox_run.SandboxRun` (the fields, starting and stepping a run, Undo), `sandbox_predict.Predicting`,
-`sandbox_past.ChangeThePast` and `sandbox_links.Links`.
+`sandbox_state.SandboxState` (the fields, starting a run, Undo), `sandbox_run.SandboxRun` (the controls'
+actions, stepping), `sandbox_predict.Predicting`, `sandbox_past.ChangeThePast` and `sandbox_links.Links`.
 """
 
 from __future__ import annotations
