@@ -33,7 +33,7 @@ from dataclasses import asdict
 from typing import Any
 
 from agent.exercise.checker import ExerciseError, iter_check
-from agent.exercise.runner import NICE, Limits
+from agent.exercise.runner import NICE, Limits, piped
 from agent.exercise.verdict import BadRequest, RaisedError, ScriptCheck
 from agent.scripts import ScriptError
 
@@ -56,9 +56,9 @@ def iter_check_apart(source: str, filename: str = "my_loop.py", limits: Limits |
                                env=_environment(), start_new_session=True)
     try:
         try:
-            process.stdin.write(json.dumps({"source": source, "filename": filename,
+            piped(process.stdin).write(json.dumps({"source": source, "filename": filename,
                                             "limits": asdict(limits)}).encode())
-            process.stdin.close()
+            piped(process.stdin).close()
         except BrokenPipeError:  # it ended before it read the request: said below, from its exit status
             pass
         for line in _lines(process, tick):
@@ -93,10 +93,10 @@ def _environment() -> dict[str, str]:
     return {**kept, "PYTHONPATH": os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])}
 
 
-def _lines(process: subprocess.Popen, tick: Callable[[], None] | None) -> Iterator[bytes]:
+def _lines(process: subprocess.Popen[bytes], tick: Callable[[], None] | None) -> Iterator[bytes]:
     """The child's stdout line by line, with `tick` called while waiting for the next."""
     pending = b""
-    out = process.stdout.fileno()
+    out = piped(process.stdout).fileno()
     # A selector, not select.select: a page holding a large class has descriptors past select's 1024.
     with selectors.DefaultSelector() as waiting:
         waiting.register(out, selectors.EVENT_READ)
@@ -120,7 +120,7 @@ def _last_words(complaints: Any) -> str:
     return said[-1] if said else "it said nothing"
 
 
-def _stop(process: subprocess.Popen) -> None:
+def _stop(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)  # it closes the check, which ends the learner's process
         try:
@@ -129,8 +129,8 @@ def _stop(process: subprocess.Popen) -> None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     with contextlib.suppress(OSError):  # a request it never read may be left in the pipe's buffer
-        process.stdin.close()
-    process.stdout.close()
+        piped(process.stdin).close()
+    piped(process.stdout).close()
 
 
 def _end_with_the_page() -> None:

@@ -180,7 +180,7 @@ def _install_guard(tracer):
     folder = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, folder)
     try:
-        import child_guard
+        import child_guard  # type: ignore[import-not-found]  # the sibling file, on sys.path just above
     finally:
         del sys.path[0]
         sys.path_importer_cache.pop(folder, None)  # nothing else is imported from the child's folder

@@ -297,7 +297,7 @@ def _load(child: ChildProcess, source: str, filename: str, limits: Limits, scrip
         return "the sandbox's report could not be read while loading the file"
     if message["kind"] == "load_problem":
         child.end()
-        return message["text"][:2000]
+        return str(message["text"])[:2000]
     return None if message["kind"] == "loaded" else "the sandbox's report could not be read while loading the file"
 
 

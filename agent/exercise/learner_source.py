@@ -57,7 +57,7 @@ def own_turn_limit(source: str) -> bool:
 
 def _names_set_to_numbers(tree: ast.AST) -> set[str]:
     """Names given a whole number above 1 anywhere in the tree: by assignment or as a parameter's default."""
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Constant) \
                 and _above_one(node.value.value):
@@ -97,4 +97,5 @@ def whole_numbers(source: str) -> set[int]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
-    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and _above_one(node.value)}
+    return {node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, int) and _above_one(node.value)}

@@ -72,7 +72,7 @@ def output_lines(text: str) -> list[str]:
 
 def is_text(content: Any, text: str) -> bool:
     """Whether a message's content is this text, as a string or as one text block."""
-    return content == text or content == [{"type": "text", "text": text}]
+    return bool(content == text or content == [{"type": "text", "text": text}])
 
 
 def starts_with_task(messages: Any, task: str) -> bool:

@@ -121,7 +121,7 @@ def _changed_input(messages: list[Any], inputs: dict[str, Any]) -> int | None:
         if role_of(message) != "assistant":
             continue
         for block in typed_blocks(message, "tool_use"):
-            given = inputs.get(block.get("id"), block.get("input"))
+            given = inputs.get(str(block.get("id")), block.get("input"))
             if json.dumps(block.get("input"), sort_keys=True) != json.dumps(given, sort_keys=True):
                 return i
     return None
@@ -203,6 +203,7 @@ def _unanswered(messages: list[Any], index: int | None) -> tuple[str | None, int
     after = messages[index + 1] if index is not None and index + 1 < len(messages) else None
     if role_of(after) != "user":
         return None, index
+    assert index is not None and after is not None  # a user's message came after the one at `index`
     results, blocks = typed_blocks(after, "tool_result"), blocks_of(after)
     if duplicate_result(messages, index + 1) == index + 1:
         return "duplicate_result_id", index + 1
@@ -331,7 +332,8 @@ def output_mistake(state: RunState, seen: Observation, expected: list[str], actu
         if final.path == TurnPath.STOPPED:
             return _stop_mistake(text, str(last), final.reply or {}, seen)
         if final.path == TurnPath.ANSWER:
-            return "thinking_in_answer" if _answer_with_thinking(text, state.result, final.reply) else "answer_text"
+            return "thinking_in_answer" if _answer_with_thinking(text, state.result or "", final.reply or {}) \
+                else "answer_text"
         return None
     ran_the_same = len(seen.tool_calls) == _results_sent(state.messages)  # else the calls differ, not the lines
     # `<`, not `<=`: at the result line itself, with the right answer, the loop printed a line more than the

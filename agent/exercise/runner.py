@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 CHILD = Path(__file__).resolve().with_name("child.py")
 CHILD_INSIDE = "/sandbox/child.py"  # where bubblewrap shows it
@@ -91,6 +92,12 @@ class Protection:
     """One sentence for the page and the command line."""
     problem: str | None = None
     """Why bubblewrap is not used, in its own words, when it is installed but cannot run."""
+
+
+def piped(stream: IO[Any] | None) -> IO[Any]:
+    """A stream of a process started with it as `subprocess.PIPE` (Popen types it optional for every other case)."""
+    assert stream is not None
+    return stream
 
 
 def _python() -> str:
@@ -181,7 +188,8 @@ class ChildProcess:
         os.close(info_w)
         self._sock = ours
         self._selector = selectors.DefaultSelector()
-        for stream, kind in ((ours, "protocol"), (self.process.stdout, "stdout"), (self.process.stderr, "stderr")):
+        for stream, kind in ((ours, "protocol"), (piped(self.process.stdout), "stdout"),
+                             (piped(self.process.stderr), "stderr")):
             os.set_blocking(stream.fileno(), False)
             self._selector.register(stream.fileno(), selectors.EVENT_READ, kind)
         self._buffer = b""
@@ -245,7 +253,7 @@ class ChildProcess:
 
     def take_printed(self) -> str:
         """What the child printed on stdout since the last call: every byte its writes put in the pipe so far."""
-        fd = self.process.stdout.fileno()
+        fd = piped(self.process.stdout).fileno()
         with contextlib.suppress(KeyError, ValueError):
             self._selector.get_key(fd)
             self._read("stdout", fd)
@@ -281,8 +289,8 @@ class ChildProcess:
         process.wait()
         self._selector.close()
         self._sock.close()
-        process.stdout.close()
-        process.stderr.close()
+        piped(process.stdout).close()
+        piped(process.stderr).close()
         os.close(self._info)
         return process.returncode
 

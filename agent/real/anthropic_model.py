@@ -137,7 +137,8 @@ class AnthropicModel:
         if thread is not None:
             self._hold(reply, whole)
         # A server may echo the key inside a reply: it never enters the run, so no card, frame or export holds it.
-        return self._hide_key_in(reply)
+        hidden: dict[str, Any] = self._hide_key_in(reply)
+        return hidden
 
     def _whole_conversation(self, messages: list[dict[str, Any]], thread: dict[str, Any] | None) -> list[Any]:
         """The conversation a request stands for: on a `continue`, what the thread holds, then the new messages.
@@ -181,7 +182,8 @@ class AnthropicModel:
         client = self._connect()
         failure = None
         try:
-            return client.messages.count_tokens(**params).input_tokens
+            counted: int = client.messages.count_tokens(**params).input_tokens
+            return counted
         except Exception as exc:
             failure = self._explain(exc)
         raise failure

@@ -69,7 +69,8 @@ def error_response(error: ApiError, request_id: str) -> Response:
 def parse_body(body: bytes) -> dict[str, Any]:
     """A request body, parsed as an untrusted JSON object: 400 in words for anything else."""
     try:
-        return parse_json(body, "body", expect=dict, max_bytes=MAX_BODY_BYTES)
+        parsed: dict[str, Any] = parse_json(body, "body", expect=dict, max_bytes=MAX_BODY_BYTES)
+        return parsed
     except UntrustedInputError as exc:
         raise ApiError(400, "invalid_request_error", str(exc)) from None
 

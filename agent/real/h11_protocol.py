@@ -57,8 +57,8 @@ class ApiH11Protocol(H11Protocol):
     def _between_requests(self) -> bool:
         return self.cycle is None or self.cycle.response_complete
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
-        super().connection_made(transport)  # type: ignore[arg-type]
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]  # asyncio gives a Transport here
         self._arm_idle_timer()
 
     def _arm_idle_timer(self) -> None:

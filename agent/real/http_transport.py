@@ -289,7 +289,9 @@ class ApiHttpServer:
             self.socket.close()
             raise
         self.server_address: tuple[Any, ...] = self.socket.getsockname()[:2]
-        config = uvicorn.Config(api_app(routes, self), http=partial(ApiH11Protocol, api_server=self), ws="none",
+        # uvicorn's type names protocol classes; it calls any factory of one, as partial is (uvicorn/config.py)
+        protocol: Any = partial(ApiH11Protocol, api_server=self)
+        config = uvicorn.Config(api_app(routes, self), http=protocol, ws="none",
                                 lifespan="off", loop="asyncio", interface="asgi3", log_config=None,
                                 proxy_headers=False, server_header=False,
                                 headers=[("server", "loop-sandbox-stand-in")], backlog=BACKLOG,

@@ -79,7 +79,8 @@ def cost_estimate(model_name: str, usage: dict[str, Any]) -> float | None:
     if price is None:
         return None
     written = _count(usage, "cache_creation_input_tokens")
-    split = usage.get("cache_creation") if isinstance(usage.get("cache_creation"), dict) else {}
+    said = usage.get("cache_creation")
+    split: dict[str, Any] = said if isinstance(said, dict) else {}
     written_1h = min(_count(split, "ephemeral_1h_input_tokens"), written)
     dollars = (_count(usage, "input_tokens") * price.input + _count(usage, "output_tokens") * price.output
                + (written - written_1h) * price.cache_write + written_1h * price.cache_write_1h

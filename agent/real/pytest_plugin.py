@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-_SERVED = pytest.StashKey[list]()
+_SERVED = pytest.StashKey[list[Any]]()
 
 
 @pytest.fixture

@@ -66,7 +66,7 @@ def record_script(state: RunState, name: str = "recorded", title: str = "", abou
         elif record.path == TurnPath.BAD_REQUEST and position == len(state.records) - 1 \
                 and (state.result or "").startswith(_BAD_REQUEST):
             replies.append({"error": {"status": 400, "type": "invalid_request_error",
-                                      "message": state.result[len(_BAD_REQUEST):]}})
+                                      "message": (state.result or "")[len(_BAD_REQUEST):]}})
     if not replies:
         raise ScriptError("this run has no replies yet: step it at least once before saving it as a script")
     models = sorted({r.reply["model"] for r in state.records if r.reply and isinstance(r.reply.get("model"), str)})

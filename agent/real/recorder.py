@@ -49,7 +49,8 @@ class Recording:
     def add(self, body: dict[str, Any], entry: dict[str, Any], reply_id: str | None = None) -> None:
         """One exchange; `body["messages"]` recorded as the whole conversation it stands for."""
         with self.lock:
-            thread = body.get("thread") if isinstance(body.get("thread"), dict) else {}
+            said = body.get("thread")
+            thread: dict[str, Any] = said if isinstance(said, dict) else {}
             held = self.threads.get(str(thread.get("previous_message_id"))) if thread.get("type") == "continue" \
                 else None
             whole = [*(held or []), *body.get("messages", [])]
@@ -107,7 +108,9 @@ class RecordingProxy(ApiHttpServer):
                                                 "message": error.get("message", answer.text[:200])}})
         elif kind.startswith("text/event-stream"):
             said = message_from_events(answer.text)
-            self.recording.add(body, said if "error" in said else reply_entry(said), said.get("id"))
+            reply_id = said.get("id")
+            self.recording.add(body, said if "error" in said else reply_entry(said),
+                               reply_id if isinstance(reply_id, str) else None)
         else:
             reply = answer.json()
             self.recording.add(body, reply_entry(reply), reply.get("id"))

@@ -291,7 +291,7 @@ class _Routes:
         log_note(request, "count_tokens (estimate)")
         return ApiJSONResponse(counted, headers={"x-token-count": ESTIMATE_NOTE})
 
-    async def messages(self, request: Request) -> Response | _EventsAtOnce:
+    async def messages(self, request: Request) -> Response | _EventsAtOnce | _CutAnswer:
         parsed, version = checked_request(request.headers, await request.body())
         streaming = parsed.get("stream") is True
         self.server.messages_heard += 1  # one event loop answers every request: no lock needed

@@ -120,8 +120,8 @@ def serve_script(script: Script, *, mode: str = "lesson", in_process: bool = Fal
     `faults` (`agent.real.server_faults.ServerFault`s, or dicts of its fields) hit the requests they name, over
     HTTP only. A recording's replay refuses a request that differs from the recorded one, unless `order_only`.
     `strict_models` answers a model name the SDK does not list with the API's 404 (`model: NAME`)."""
-    faults = tuple(ServerFault(**fault) if isinstance(fault, dict) else fault for fault in faults)
-    if in_process and faults:
+    given = tuple(ServerFault(**fault) if isinstance(fault, dict) else fault for fault in faults)
+    if in_process and given:
         raise ValueError("faults on demand go over the wire: serve over HTTP (in_process=False) to use them")
     if in_process:
         served = ServedScript(script, IN_PROCESS_URL)
@@ -130,7 +130,7 @@ def serve_script(script: Script, *, mode: str = "lesson", in_process: bool = Fal
         return
     from agent.real.server import running_server  # the server only when one is asked for
 
-    with running_server(script, host="127.0.0.1", port=0, mode=mode, faults=faults,
+    with running_server(script, host="127.0.0.1", port=0, mode=mode, faults=given,
                         match_recorded=not order_only, strict_models=strict_models) as server:
         served = ServedScript(script, server.base_url)
         server.on_answer = served.hear

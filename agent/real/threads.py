@@ -63,7 +63,8 @@ class _Stored:
 
     def conversation(self) -> list[Any]:
         """Every message of the thread up to and including this response."""
-        chain, node = [], self
+        chain: list[Any] = []
+        node: _Stored | None = self
         while node is not None:
             chain.append(node.added)
             node = node.before
