@@ -66,43 +66,43 @@ def what_the_panel_shows(box: Sandbox) -> tuple:
             box.run.done)
 
 
-def stale() -> bool:
+def stale(box: Sandbox) -> bool:
     """Whether the panel is open and the run has changed since it was drawn (in a run of the Step's fragment)."""
-    return bool(ss.get("change_the_past")) and sandbox().page.panel_drawn_for != what_the_panel_shows(sandbox())
+    return bool(ss.get("change_the_past")) and box.page.panel_drawn_for != what_the_panel_shows(box)
 
 
-def panel(model_for: Callable[[], Model | None]) -> None:
+def panel(box: Sandbox, model_for: Callable[[], Model | None]) -> None:
     """The expander; `model_for` gives the model a Step would use now (None, with a message, if none)."""
-    current = sandbox().tree
     panel_box = st.expander("Change the past: fork at a turn, inject a fault, be the model", key="change_the_past",
                       on_change=touched, icon=":material/call_split:")
     if not panel_box.open:
         return
-    sandbox().page.panel_drawn_for = what_the_panel_shows(sandbox())
+    box.page.panel_drawn_for = what_the_panel_shows(box)
     with panel_box:
-        if len(current.branches) > 1:
-            branches_section(current)
+        if len(box.tree.branches) > 1:
+            branches_section(box)
         fork_at, fault_at, hand_at = st.tabs(["Fork and edit", "Inject a fault", "Be the model"], key="past_tab",
                                              on_change=touched)
         if fork_at.open:
             with fork_at:
-                fork_section(current)
+                fork_section(box)
         if fault_at.open:
             with fault_at:
-                fault_section(current, model_for)
+                fault_section(box, model_for)
         if hand_at.open:
             with hand_at:
-                hand_section(current)
+                hand_section(box)
 
 
-def branches_section(current: RunTree) -> None:
+def branches_section(box: Sandbox) -> None:
+    current = box.tree
     picked_at, map_at = st.columns([2, 3], vertical_alignment="top")
     # The tree says which branch is on screen, whatever the browser last held: the picker is told before it is
     # made (and given no default of its own), and only a pick by the person changes the tree.
     ss.branch_pick = current.current
     picked_at.selectbox("Branch on screen", list(current.branches), key="branch_pick",
                         format_func=lambda name: branch_caption(current, name),
-                        on_change=lambda: act(sandbox().pick_branch, ss.branch_pick))
+                        on_change=lambda: act(box.pick_branch, ss.branch_pick))
     # The Export tab saves the branch on screen as a script; here only the whole tree, made when clicked.
     picked_at.caption("The Export tab downloads the branch on screen as a script that replays it.")
     picked_at.download_button("Every branch (JSON)", current.to_json, file_name="run-tree.json",
@@ -136,29 +136,29 @@ def compare_section(current: RunTree) -> None:
             st.html(comparison_html(comparison))
 
 
-def fork_section(current: RunTree) -> None:
-    turn = sandbox().turn_shown
+def fork_section(box: Sandbox) -> None:
+    current, turn = box.tree, box.turn_shown
     st.caption("Fork copies the run as it stood after a turn (pick the turn with the Look back slider). Nothing "
                "before the fork is sent again: Step carries the branch on from there, with the script's next "
                "reply, the real model, or yours.")
     st.button(f"Fork here, after turn {turn}", icon=":material/call_split:", key="fork",
-              on_click=lambda: act(sandbox().fork, turn))
+              on_click=lambda: act(box.fork, turn))
     st.file_uploader("Load a run tree (the “Every branch” file)", type=["json"],
-                     key=f"tree_upload{sandbox().page.uploads}", on_change=on_tree_loaded,
+                     key=f"tree_upload{box.page.uploads}", on_change=on_tree_loaded, args=(box,),
                      max_upload_size=MAX_FILE_BYTES // 2**20)
     branch = current.branch
     if branch.parent is None or branch.stepped_on or branch.fork_turn == 0:
         return
-    edit_section(current)
+    edit_section(box)
 
 
-def edit_section(current: RunTree) -> None:
-    branch = current.branch
+def edit_section(box: Sandbox) -> None:
+    branch = box.tree.branch
     k = branch.fork_turn
     record = view.record_of_turn(branch.state, k)
     st.markdown(f"**Edit turn {k} of {branch.name}**, then Step on. The next request goes through the same checks "
                 "as any other, so an edit the API would refuse is refused.")
-    if sandbox().run_model == ModelKind.SCRIPT:
+    if box.run_model == ModelKind.SCRIPT:
         st.caption("The script does not read: its next replies were written for the run as it was, so they do "
                    "not read your edit. An edited text or result changes what the next request carries, not what "
                    "the script answers.")
@@ -169,8 +169,9 @@ def edit_section(current: RunTree) -> None:
     st.selectbox("stop_reason", reasons, index=reasons.index(own_reason), key=f"edit_stop_{key}", on_change=touched)
     st.text_area("The reply's blocks (JSON): change the text, add, remove or change tool calls",
                  blocks_text(record.reply), height=160, key=f"edit_blocks_{key}", on_change=touched)
-    st.button("Apply this reply", icon=":material/edit:", key=f"edit_apply_{key}", on_click=apply_reply, args=(key,))
-    show_error_beside(sandbox(), f"edit_apply_{key}")
+    st.button("Apply this reply", icon=":material/edit:", key=f"edit_apply_{key}", on_click=apply_reply,
+              args=(box, key))
+    show_error_beside(box, f"edit_apply_{key}")
     for position, tool_run in enumerate(record.tool_runs):
         lines = tool_run.content.count("\n") + 1  # a result keeps its newlines: a box as tall as its lines, in reason
         st.text_area(f"Result of {tool_run.name} (call {position + 1})", tool_run.content,
@@ -179,25 +180,24 @@ def edit_section(current: RunTree) -> None:
             st.checkbox("is_error", tool_run.is_error, key=f"edit_is_error_{key}_{position}", on_change=touched)
             st.button("Change it", key=f"edit_result_apply_{key}_{position}",
                       on_click=lambda position=position: act(
-                          sandbox().edit_result, position, ss[f"edit_result_{key}_{position}"],
+                          box.edit_result, position, ss[f"edit_result_{key}_{position}"],
                           ss[f"edit_is_error_{key}_{position}"], beside=f"edit_result_apply_{key}_{position}"))
-        show_error_beside(sandbox(), f"edit_result_apply_{key}_{position}")
+        show_error_beside(box, f"edit_result_apply_{key}_{position}")
 
 
-def apply_reply(key: str) -> None:
+def apply_reply(box: Sandbox, key: str) -> None:
     """Apply this reply's callback. The forms' buttons act in callbacks, before the run draws anything: a click
     elsewhere that asks for a rerun cannot stop them half done (views/sandbox.py's on_step says how)."""
-    sandbox().page.widget_began()
+    box.page.widget_began()
     try:
         blocks = blocks_from_text(ss[f"edit_blocks_{key}"])
     except ValueError as exc:  # not JSON, or not a list of blocks: said beside the form, the text kept
-        sandbox().notice = Notice(NoticeKind.ERROR, str(exc), beside=f"edit_apply_{key}")
+        box.notice = Notice(NoticeKind.ERROR, str(exc), beside=f"edit_apply_{key}")
         return
-    act(sandbox().edit_reply, ss[f"edit_stop_{key}"], blocks, beside=f"edit_apply_{key}")
+    act(box.edit_reply, ss[f"edit_stop_{key}"], blocks, beside=f"edit_apply_{key}")
 
 
-def on_tree_loaded() -> None:
-    box = sandbox()
+def on_tree_loaded(box: Sandbox) -> None:
     box.page.widget_began()
     file = ss.get(f"tree_upload{box.page.uploads}")
     if file is not None:
@@ -205,32 +205,32 @@ def on_tree_loaded() -> None:
         box.page.uploads += 1  # a fresh, empty uploader: the file's work is in the tree now
 
 
-def fault_section(current: RunTree, model_for: Callable[[], Model | None]) -> None:
+def fault_section(box: Sandbox, model_for: Callable[[], Model | None]) -> None:
     st.caption("Choose what goes wrong on the next turn, then step it. The loop meets the fault on its own code "
                "path; the graph and the console mark it as injected.")
     kind = st.selectbox("What goes wrong", list(FAULTS), format_func=FAULTS.get, key="fault_kind", on_change=touched)
     if kind == "tool_raises":
-        st.selectbox("Which tool", ["", *sandbox().run.tool_names], key="fault_tool", on_change=touched,
+        st.selectbox("Which tool", ["", *box.run.tool_names], key="fault_tool", on_change=touched,
                      format_func=lambda name: name or "every tool the reply calls")
     st.button("Step with this fault", icon=":material/bolt:", key="fault_step", on_click=step_with_fault,
-              args=(model_for,))
-    show_error_beside(sandbox(), "fault_step")
+              args=(box, model_for))
+    show_error_beside(box, "fault_step")
 
 
-def step_with_fault(model_for: Callable[[], Model | None]) -> None:
+def step_with_fault(box: Sandbox, model_for: Callable[[], Model | None]) -> None:
     """Step with this fault's callback (see apply_reply); the SDK is waited for here, not under a spinner."""
-    sandbox().page.widget_began()
+    box.page.widget_began()
     real_model.wait_for_sdk()
     real = model_for()
-    if sandbox().run_model == ModelKind.REAL and real is None:
+    if box.run_model == ModelKind.REAL and real is None:
         return  # the real model could not be set up: the notice says why
     kind = ss.fault_kind
     tool = (ss.get("fault_tool") or "") if kind == "tool_raises" else ""  # the tool picker is drawn for this fault only
-    act(sandbox().inject_fault, kind, tool, real, beside="fault_step")
+    act(box.inject_fault, kind, tool, real, beside="fault_step")
 
 
-def hand_section(current: RunTree) -> None:
-    run = sandbox().run
+def hand_section(box: Sandbox) -> None:
+    run = box.run
     st.caption("You are the model: write the next reply and send it into the loop. Tool ids are made for you; "
                "inputs are checked against the tools' schemas. Save the session from the Export tab (This run as "
                "a FakeModel script) and it replays like a built-in script.")
@@ -246,17 +246,17 @@ def hand_section(current: RunTree) -> None:
         input_at.text_input(f"Input {position} (JSON)", key=f"hand_input_{position}", on_change=touched,
                             placeholder=input_example(TOOLS[name].input_schema))
     st.button("Send this reply", type="primary", icon=":material/send:", key="hand_send", on_click=send_by_hand,
-              args=(count,))
-    show_error_beside(sandbox(), "hand_send")
+              args=(box, count))
+    show_error_beside(box, "hand_send")
 
 
-def send_by_hand(count: int) -> None:
+def send_by_hand(box: Sandbox, count: int) -> None:
     """Send this reply's callback (see apply_reply): the form as the learner left it, read from its fields."""
-    sandbox().page.widget_began()
+    box.page.widget_began()
     calls = [(ss[f"hand_tool_{position}"], ss[f"hand_input_{position}"]) for position in range(1, count + 1)]
     try:
         blocks = form_blocks(ss.hand_thinking, ss.hand_text, calls)
     except ValueError as exc:  # a tool input that is not a JSON object
-        sandbox().notice = Notice(NoticeKind.ERROR, str(exc), beside="hand_send")
+        box.notice = Notice(NoticeKind.ERROR, str(exc), beside="hand_send")
         return
-    act(sandbox().hand, ss.hand_stop, blocks, beside="hand_send")
+    act(box.hand, ss.hand_stop, blocks, beside="hand_send")

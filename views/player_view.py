@@ -97,6 +97,10 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
     version = hashlib.sha256(json.dumps([key, start, query, box.page.player.taken]).encode()).hexdigest()[:16]
     box.page.player.version = version
 
+    def frames_wanted() -> None:  # a widget's callback, as every one says (views/widget_state.py)
+        box.page.widget_began()
+        lost(box.page.player)
+
     def next_scenario() -> None:
         take_up(box, (st.session_state.get(KEY) or {}).get("next_scenario"))
         act(box.next_scenario)
@@ -116,4 +120,4 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
         PLAYER(key=KEY, data={"frames_key": key, "start": start, "query": query, "next": next_label,
                               "version": version, "taken": box.page.player.taken, "page": PAGE},
                on_next_scenario_change=next_scenario, on_played_change=box.page.widget_began,
-               on_frames_wanted_change=lambda: (box.page.widget_began(), lost(sent)))
+               on_frames_wanted_change=frames_wanted)

@@ -252,7 +252,7 @@ def sandbox_main() -> None:
         take_step(live, to_the_end=box.page.asked_step)
         if live is not None:
             live.empty()
-    if change_the_past.stale():
+    if change_the_past.stale(box):
         st.rerun()  # the panel is outside this fragment: an open one is drawn again for the run as it now stands
     shown = screen_of(box)  # once a rerun, after its actions: every figure below is read from it
     run = shown.run
@@ -365,7 +365,7 @@ def sandbox_view() -> None:
             st.toggle("Every turn", key="whole_graph", on_change=touched,
                       help=f"Draw the run graph's every turn from the task down, not only the latest {GRAPH_TURNS}.")
     # Drawn only while open (views/change_the_past.py); a real model's fault is asked without a live preview.
-    change_the_past.panel(lambda: model_for_this_run(None))
+    change_the_past.panel(box, lambda: model_for_this_run(None))
     sandbox_main()
     box.page.bare_visit = False  # from the next run on, the address follows the screen
 

@@ -32,8 +32,6 @@ def made() -> bool:
     return KEY in ss
 
 
-
-
 def sandbox() -> Sandbox:
     """This session's Sandbox; the first visit makes it, from the link it came with. What the player did in the
     browser since the server's last word is taken up first, so the page's next action acts on the run as seen."""
@@ -54,7 +52,7 @@ def first_visit() -> Sandbox:
         box.notice = Notice.warning(serving.SESSION_REBUILT if query else serving.SESSION_LOST)
     if not query:
         box.start_here()  # a first visit with no link: the beginner's page
-    if query:
+    else:
         link = from_query(query, list(builtin_scripts()), list(TOOLS))
         problems = box.open_link(link)
         said = [REAL_LINK] if link.model == ModelKind.REAL else []

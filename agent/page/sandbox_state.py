@@ -228,11 +228,11 @@ class SandboxState:
 
     def _snapshot(self) -> bytes:
         buffer = io.BytesIO()
-        _ScriptsByName(buffer, self.scripts).dump({name: getattr(self, name) for name in WORK})
+        _WorkPickler(buffer, self.scripts).dump({name: getattr(self, name) for name in WORK})
         return buffer.getvalue()
 
     def _restore(self, data: bytes) -> None:
-        for name, value in _ScriptsFromNames(io.BytesIO(data), self.scripts).load().items():
+        for name, value in _WorkUnpickler(io.BytesIO(data), self.scripts).load().items():
             setattr(self, name, value)
 
     def _undoable(self, action: Callable[[], Notice | None]) -> Notice | None:
@@ -265,8 +265,8 @@ class SandboxState:
         raise NotImplementedError
 
 
-class _ScriptsByName(pickle.Pickler):
-    """Pickles the work with its scripts left out, by id: they are shared by every session and never change."""
+class _WorkPickler(pickle.Pickler):
+    """Pickles the work with its scripts left out, named by id: they are shared by every session and never change."""
 
     def __init__(self, file: io.BytesIO, scripts: Mapping[str, Script]) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
@@ -276,8 +276,8 @@ class _ScriptsByName(pickle.Pickler):
         return id(obj) if id(obj) in self.shared and self.shared[id(obj)] is obj else None
 
 
-class _ScriptsFromNames(pickle.Unpickler):
-    """Unpickles what `_ScriptsByName` pickled, putting back the same script objects."""
+class _WorkUnpickler(pickle.Unpickler):
+    """Unpickles what `_WorkPickler` pickled, putting back the same script objects."""
 
     def __init__(self, file: io.BytesIO, scripts: Mapping[str, Script]) -> None:
         super().__init__(file)

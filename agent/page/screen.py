@@ -101,8 +101,6 @@ class Screen:
     usage_total: str | None
     """The whole run's usage (to `turn`) in words; None when no reply reported any."""
     layout: Layout
-    run_model: ModelKind
-    """The model of the run on screen (the switch may have moved since it started)."""
     cost_line: str | None
     """The turn's usage and time, in words that fit the model (None: no reply came)."""
     attempt_retries: tuple[str, ...]
@@ -232,7 +230,7 @@ def screen_of(box: Sandbox) -> Screen:
                   priced_model=priced, turn_sent=turn_sent(run, record, name) if record is not None else None,
                   record=record, added=view.added_by_turn(run, turn), attempts=attempts,
                   attempt_retries=tuple(retried(box, attempt) for attempt in attempts),
-                  run_model=box.run_model, cost_line=cost_line(box, record, priced),
+                  cost_line=cost_line(box, record, priced),
                   recorded_source=recorded_source(box, name),
                   edited_replies=sum(mark.kind == "edited" for mark in marks.values()),
                   next_failures=len(view.failed_attempts(run, turn + 1)) if turn == run.turn and run.error else 0,
