@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from agent.loop import Model, RunState, TurnPath, TurnRecord, step
@@ -40,16 +41,29 @@ class BranchError(ValueError):
     """A change the tree cannot make; `str()` says why, in one line."""
 
 
+class MarkKind(StrEnum):
+    """What a person did to a record; the value is what a run tree's JSON holds."""
+
+    INJECTED = "injected"
+    """A fault injected (`agent.models.faults`)."""
+    EDITED = "edited"
+    """Changed at the fork."""
+    HAND = "hand"
+    """A reply written by the person."""
+
+
 @dataclass
 class Mark:
     """Something a person did to one record of a branch."""
 
-    kind: str
-    """`injected` (a fault), `edited` (changed at the fork) or `hand` (a reply written by the person)."""
+    kind: MarkKind
     words: str
     """What was done, in a few words: shown in the graph and the console."""
     fault: str = ""
     """For `injected`: the fault's kind (`agent.models.faults.FAULTS`)."""
+
+    def __post_init__(self) -> None:
+        self.kind = MarkKind(self.kind)  # a tree read back from JSON holds the word
 
 
 @dataclass
@@ -78,7 +92,16 @@ class Branch:
         # By identity: two attempts can hold equal data (two identical 529s) and still be two records.
         return next((i for i, candidate in enumerate(self.state.records) if candidate is record), None)
 
-    def mark(self, record: TurnRecord, kind: str, words: str, fault: str = "") -> None:
+    def editable_record(self) -> TurnRecord | None:
+        """The fork's own turn, while it may still be edited: forked after a turn and not stepped on since."""
+        if self.parent is None or self.fork_turn == 0 or self.stepped_on:
+            return None
+        return self._fork_record()
+
+    def _fork_record(self) -> TurnRecord:
+        return next(r for r in self.state.records if r.turn == self.fork_turn and r.counted)
+
+    def mark(self, record: TurnRecord, kind: MarkKind, words: str, fault: str = "") -> None:
         """Mark one of this branch's records."""
         index = self._index(record)
         if index is None:
@@ -104,7 +127,7 @@ class Branch:
                 used = record.script_reply
             elif record.path == TurnPath.MODEL_ERROR and record.status is not None:  # a script's error entry
                 mark = self.marks.get(index)
-                if mark is None or mark.kind != "injected" or mark.fault not in FAILS_BEFORE_ASKING:
+                if mark is None or mark.kind != MarkKind.INJECTED or mark.fault not in FAILS_BEFORE_ASKING:
                     used += 1
         return used
 
@@ -177,14 +200,15 @@ class RunTree:
         else:
             records = step_with_fault(branch.state, model, fault)
             if fault_applied(fault, records):  # a fault that met no reply (or no call) did not happen
-                branch.mark(records[0], "injected", fault.words(records[0].reply), fault.kind)
+                branch.mark(records[0], MarkKind.INJECTED, fault.words(records[0].reply), fault.kind)
         if isinstance(model, HandModel) and records[-1].reply is not None:
-            branch.mark(records[-1], "hand", "written by hand")
+            branch.mark(records[-1], MarkKind.HAND, "written by hand")
         return records
 
     # ------------------------------------------------------------ edits at the fork, before stepping on
 
-    def _editable(self) -> Branch:
+    def _editable(self) -> tuple[Branch, TurnRecord]:
+        """The current branch and its fork's own turn, or the reason they cannot be edited."""
         branch = self.branch
         if branch.parent is None:
             raise BranchError("main is the run as it happened: fork it first, then edit the branch")
@@ -193,7 +217,7 @@ class RunTree:
                               "edited, so fork again")
         if branch.fork_turn == 0:
             raise BranchError("a fork before the first turn has no reply to edit: step it, or be the model")
-        return branch
+        return branch, branch._fork_record()
 
     def edit_reply(self, stop_reason: str, blocks: list[dict[str, Any]]) -> TurnRecord:
         """Give turn `fork_turn` of the current branch another reply, and let the loop handle it again.
@@ -201,9 +225,8 @@ class RunTree:
         Blocks are as `agent.models.hand_model.reply_from_form` takes them; a tool_use keeps its id if it has one.
         Input is not checked against the schema: a bad input is the tool's error result, as with any model.
         """
-        branch = self._editable()
+        branch, old = self._editable()
         turn = branch.fork_turn
-        old = next(r for r in branch.state.records if r.turn == turn and r.counted)
         state = prefix(branch.state, turn - 1)
         # The turn's failed attempts before its reply (a 529, say) happened all the same: the edit keeps them.
         state.records += copy.deepcopy([r for r in branch.state.records if r.turn == turn and not r.counted])
@@ -223,14 +246,13 @@ class RunTree:
         branch.state.messages, branch.state.records, branch.state.result = state.messages, state.records, state.result
         branch.state.new_thread = EDITED_THREAD.format(turn=turn)
         branch.shared = turn - 1
-        branch.mark(record, "edited", f"reply edited: {words}")
+        branch.mark(record, MarkKind.EDITED, f"reply edited: {words}")
         return record
 
     def edit_tool_result(self, position: int, content: str, is_error: bool) -> TurnRecord:
         """Change the result of call `position` (from 0) of turn `fork_turn` of the current branch."""
-        branch = self._editable()
-        record = next(r for r in branch.state.records if r.turn == branch.fork_turn and r.counted)
-        if record.path not in ("tool_use", "limit") or not 0 <= position < len(record.tool_runs):
+        branch, record = self._editable()
+        if record.path not in (TurnPath.TOOL_USE, TurnPath.LIMIT) or not 0 <= position < len(record.tool_runs):
             raise BranchError(f"turn {branch.fork_turn} has no tool call {position + 1} whose result could change")
         if not isinstance(content, str):
             raise BranchError("a tool result's content here is text")
@@ -244,7 +266,7 @@ class RunTree:
         branch.state.new_thread = EDITED_THREAD.format(turn=branch.fork_turn)
         previous = branch.mark_of(record)
         said = f"result of {run.name} edited" + (" (an error)" if is_error else "")
-        branch.mark(record, "edited", f"{previous.words}; {said}" if previous else said)
+        branch.mark(record, MarkKind.EDITED, f"{previous.words}; {said}" if previous else said)
         return record
 
     # ------------------------------------------------------------ plain data
@@ -275,7 +297,7 @@ class RunTree:
 def _thread_behind(state: RunState, marks: dict[int, Mark]) -> str | None:
     """Why a fork's next request cannot continue its thread: a turn edited after the thread was last created."""
     created = max((i for i, r in enumerate(state.records) if (r.thread or {}).get("type") == "create"), default=-1)
-    edited = [i for i, mark in marks.items() if mark.kind == "edited" and i >= created]
+    edited = [i for i, mark in marks.items() if mark.kind == MarkKind.EDITED and i >= created]
     return EDITED_THREAD.format(turn=state.records[edited[-1]].turn) if edited else None
 
 

@@ -19,11 +19,11 @@ import graphviz
 import streamlit as st
 
 from agent.branch_compare import compare
-from agent.branches import MAIN, RunTree
-from agent.loop import Model, RunState
+from agent.branches import MAIN, Branch, RunTree
+from agent.loop import Model, RunState, TurnRecord
 from agent.models.faults import FAULTS
 from agent.models.hand_model import STOP_REASONS
-from agent.page import real_model, view
+from agent.page import real_model
 from agent.page.branches_view import (
     blocks_from_text,
     blocks_text,
@@ -147,15 +147,12 @@ def fork_section(box: Sandbox) -> None:
                      key=f"tree_upload{box.page.uploads}", on_change=on_tree_loaded, args=(box,),
                      max_upload_size=MAX_FILE_BYTES // 2**20)
     branch = current.branch
-    if branch.parent is None or branch.stepped_on or branch.fork_turn == 0:
-        return
-    edit_section(box)
+    if (record := branch.editable_record()) is not None:
+        edit_section(box, branch, record)
 
 
-def edit_section(box: Sandbox) -> None:
-    branch = box.tree.branch
+def edit_section(box: Sandbox, branch: Branch, record: TurnRecord) -> None:
     k = branch.fork_turn
-    record = view.record_of_turn(branch.state, k)
     st.markdown(f"**Edit turn {k} of {branch.name}**, then Step on. The next request goes through the same checks "
                 "as any other, so an edit the API would refuse is refused.")
     if box.run_model == ModelKind.SCRIPT:

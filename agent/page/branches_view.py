@@ -14,21 +14,21 @@ from typing import Any
 
 import graphviz
 
-from agent.branches import Branch, RunTree
+from agent.branches import Branch, MarkKind, RunTree
 from agent.loop import RunState, TurnPath, TurnRecord
 from agent.page.graph import FONT, INK, MUTED, Digraph
 from agent.summary import clip
 
-MARK_COLOURS = {"injected": "#e8590c", "edited": "#1971c2", "hand": "#2f9e44"}
+MARK_COLOURS = {MarkKind.INJECTED: "#e8590c", MarkKind.EDITED: "#1971c2", MarkKind.HAND: "#2f9e44"}
 # Words, no emoji: a machine without an emoji font (Debian's Chromium) draws a hand or a bolt as an empty box;
 # the mark's colour is its sign.
-MARK_SIGNS = {"injected": "injected", "edited": "edited", "hand": "by hand"}
+MARK_SIGNS = {MarkKind.INJECTED: "injected", MarkKind.EDITED: "edited", MarkKind.HAND: "by hand"}
 SHARED_FILL = "#f1f3f5"
 
 
 def console_notes(branch: Branch) -> dict[int, str]:
     """Words beside the console lines of each marked record (`agent.summary.console_lines`' notes)."""
-    return {index: f"{MARK_SIGNS[mark.kind]}: {mark.words}" if mark.kind != "hand" else MARK_SIGNS["hand"]
+    return {index: f"{MARK_SIGNS[mark.kind]}: {mark.words}" if mark.kind != MarkKind.HAND else MARK_SIGNS[MarkKind.HAND]
             for index, mark in branch.marks.items()}
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from agent.branches import MarkKind
 from agent.page.frames import Frames, frames_of, playable
 from agent.page.html_cards import CARDS_CSS
 from agent.page.names import ModelKind
@@ -112,7 +113,7 @@ def frames_to_export(box: Sandbox) -> tuple[Frames, str | None]:
     replay.predicting = box.predicting
     marks = box.tree.branch.marks.values()
     caveat = ("Its tools run again as the page exported it: a tool result edited or broken on purpose shows as the "
-              "tool gives it.") if any(getattr(m, "kind", "") in ("edited", "injected") for m in marks) else None
+              "tool gives it.") if any(m.kind in (MarkKind.EDITED, MarkKind.INJECTED) for m in marks) else None
     return frames_of(replay), caveat
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from agent.branches import MAIN
+from agent.branches import MAIN, MarkKind
 from agent.loop import RunState, TurnRecord
 from agent.models.hand_model import written_by_hand
 from agent.models.toy import TOY_MODEL_NAME
@@ -147,7 +147,7 @@ def cost_line(box: Sandbox, record: TurnRecord | None, priced_model: str) -> str
     if written_by_hand(record.reply):
         return "Written by hand: a reply you write has no usage, and no model took time over it"
     mark = box.tree.branch.mark_of(record)
-    cut = mark is not None and mark.kind == "injected" and mark.fault == "cut_off"  # its usage predates the cut
+    cut = mark is not None and mark.kind == MarkKind.INJECTED and mark.fault == "cut_off"  # its usage predates the cut
     if box.run_model == ModelKind.SCRIPT:
         usage = view.reply_usage_line(record.usage, injected_cut=cut) if record.usage else \
             "the script gives this reply no usage"
@@ -232,7 +232,7 @@ def screen_of(box: Sandbox) -> Screen:
                   attempt_retries=tuple(retried(box, attempt) for attempt in attempts),
                   cost_line=cost_line(box, record, priced),
                   recorded_source=recorded_source(box, name),
-                  edited_replies=sum(mark.kind == "edited" for mark in marks.values()),
+                  edited_replies=sum(mark.kind == MarkKind.EDITED for mark in marks.values()),
                   next_failures=len(view.failed_attempts(run, turn + 1)) if turn == run.turn and run.error else 0,
                   console=console, usage_total=view.run_usage_line(shown, priced), layout=box.layout,
                   asking=asking, question=question, verdicts=verdicts,
