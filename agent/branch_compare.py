@@ -1,19 +1,54 @@
 """Two branches of a run tree compared: their messages side by side from where they part, and how they differ.
 
 `compare` is a pure function of an `agent.branches.RunTree`: the rows from the first message the two branches
-hold differently, that message marked, and the differences in words (a tool input changed, a result marked
-is_error, a reply that stopped where the other called a tool, the messages only one has, the endings). The page
-draws it in Change the past (`views/change_the_past.py`).
+hold differently, that message marked, and the differences as data, each with its words (a tool input changed, a
+result marked is_error, a reply that stopped where the other called a tool, the messages only one has, the
+endings). The page draws it in Change the past (`views/change_the_past.py`).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from agent.branches import BranchError, RunTree
 from agent.loop import RunState
+
+
+class Change(StrEnum):
+    """What differs between the two branches at one place."""
+
+    STOPPED_INSTEAD = "stopped where the other called a tool"
+    STOP_REASON = "stop_reason"
+    CALLS_NO_TOOL = "calls no tool where the other does"
+    TOOL_NAME = "tool called"
+    TOOL_INPUT = "tool input"
+    TOOL_CALLS = "number of tool calls"
+    TEXT = "reply text"
+    IS_ERROR = "result marked is_error"
+    RESULT = "result content"
+    TOOL_RESULTS = "number of tool results"
+    IDS_ONLY = "tool ids only"
+    UNNAMED = "blocks, otherwise"
+    ONLY_ONE_HAS = "messages only one branch has"
+    ENDING = "how the runs ended"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One difference: where, what, each side's value, and the sentence the page shows."""
+
+    change: Change
+    index: int | None
+    """The message it is in (the first of them, for ONLY_ONE_HAS); None for ENDING."""
+    left: Any
+    """The left branch's side: a stop_reason, a tool's name or input, a text, a result, a count, a result."""
+    right: Any
+    words: str
+    number: int | None = None
+    """Which call or result (from 1), for TOOL_NAME, TOOL_INPUT, IS_ERROR and RESULT."""
 
 
 @dataclass
@@ -28,8 +63,8 @@ class Comparison:
     """How many messages, from the first, the two hold alike: the rows start there."""
     rows: list[tuple[int, dict[str, Any] | None, dict[str, Any] | None]]
     """From `shared` on: (index, the left branch's message, the right's), None where a branch has none."""
-    differences: list[str]
-    """What differs, in words, in the order the conversation meets it; empty when the two are alike."""
+    differences: list[Difference]
+    """What differs, in the order the conversation meets it; empty when the two are alike."""
 
     @property
     def first_difference(self) -> int | None:
@@ -48,20 +83,22 @@ def compare(tree: RunTree, left: str, right: str) -> Comparison:
         shared += 1
     rows = [(i, a.messages[i] if i < len(a.messages) else None, b.messages[i] if i < len(b.messages) else None)
             for i in range(shared, max(len(a.messages), len(b.messages)))]
-    words = []
+    found: list[Difference] = []
     for index, mine, theirs in rows:
         if mine is not None and theirs is not None:
-            words += _message_change(left, right, index, mine, theirs, _stop_at(a, index), _stop_at(b, index))
+            found += _message_change(left, right, index, mine, theirs, _stop_at(a, index), _stop_at(b, index))
     shorter = min(len(a.messages), len(b.messages))
     if len(a.messages) != len(b.messages):  # the messages only one branch has: one line for them all
         longer, other, state = (left, right, b) if len(a.messages) > len(b.messages) else (right, left, a)
         last = max(len(a.messages), len(b.messages)) - 1
         which = f"messages[{shorter}]" if last == shorter else f"messages[{shorter}]–[{last}]"
         why = "its run ended before them" if state.done else f"it has not got that far (turn {state.turn})"
-        words.append(f"{which}: only {longer} has {'it' if last == shorter else 'them'}; {other}: {why}")
+        found.append(Difference(Change.ONLY_ONE_HAS, shorter, len(a.messages), len(b.messages),
+                                f"{which}: only {longer} has {'it' if last == shorter else 'them'}; {other}: {why}"))
     if a.result != b.result:
-        words.append(f"{left} {_ending(a)}; {right} {_ending(b)}")
-    return Comparison(left, right, shared, rows, words)
+        found.append(Difference(Change.ENDING, None, a.result, b.result,
+                                f"{left} {_ending(a)}; {right} {_ending(b)}"))
+    return Comparison(left, right, shared, rows, found)
 
 
 def _stop_at(state: RunState, index: int) -> str | None:
@@ -92,56 +129,67 @@ def _blocks(message: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 
 def _message_change(left: str, right: str, index: int, mine: dict[str, Any], theirs: dict[str, Any],
-                    my_stop: str | None, their_stop: str | None) -> list[str]:
-    """What differs between the two branches' message `index`, in words."""
+                    my_stop: str | None, their_stop: str | None) -> list[Difference]:
+    """What differs between the two branches' message `index`."""
     where = f"messages[{index}]"
     if mine == theirs:
         return []  # alike again after an earlier difference (a script replays the same reply whatever came before)
-    said = []  # the roles are alike: every branch's messages alternate user, assistant from the task on
+    said: list[Difference] = []  # the roles are alike: every branch's messages alternate user, assistant
+
+    def differ(change: Change, mine: Any, theirs: Any, words: str, number: int | None = None) -> None:
+        said.append(Difference(change, index, mine, theirs, f"{where}: {words}", number))
     if mine.get("role") == "assistant":
         calls, their_calls = _blocks(mine, "tool_use"), _blocks(theirs, "tool_use")
         stops = {left: my_stop, right: their_stop}
         if my_stop != their_stop and "tool_use" in stops.values() and None not in stops.values():
             calling, stopping = (left, right) if my_stop == "tool_use" else (right, left)
-            said.append(f"{where}: the reply in {stopping} stopped ({stops[stopping]}) where the one in {calling} "
-                        "called a tool")
+            differ(Change.STOPPED_INSTEAD, my_stop, their_stop,
+                   f"the reply in {stopping} stopped ({stops[stopping]}) where the one in {calling} called a tool")
         elif my_stop != their_stop and None not in stops.values():
-            said.append(f"{where}: the reply's stop_reason is {my_stop} in {left}, {their_stop} in {right}")
+            differ(Change.STOP_REASON, my_stop, their_stop,
+                   f"the reply's stop_reason is {my_stop} in {left}, {their_stop} in {right}")
         elif bool(calls) != bool(their_calls):
             calling, stopping = (left, right) if calls else (right, left)
-            said.append(f"{where}: the reply in {stopping} calls no tool where the one in {calling} does")
+            differ(Change.CALLS_NO_TOOL, len(calls), len(their_calls),
+                   f"the reply in {stopping} calls no tool where the one in {calling} does")
         else:
             for n, (call, their_call) in enumerate(zip(calls, their_calls, strict=False), 1):
                 if call.get("name") != their_call.get("name"):
-                    said.append(f"{where}: tool call {n} is {call.get('name')} in {left}, {their_call.get('name')} "
-                                f"in {right}")
+                    differ(Change.TOOL_NAME, call.get("name"), their_call.get("name"),
+                           f"tool call {n} is {call.get('name')} in {left}, {their_call.get('name')} in {right}", n)
                 elif call.get("input") != their_call.get("input"):
-                    said.append(f"{where}: the input of {call.get('name')} changed: {_short(call.get('input'))} in "
-                                f"{left}, {_short(their_call.get('input'))} in {right}")
+                    differ(Change.TOOL_INPUT, call.get("input"), their_call.get("input"),
+                           f"the input of {call.get('name')} changed: {_short(call.get('input'))} in {left}, "
+                           f"{_short(their_call.get('input'))} in {right}", n)
             if len(calls) != len(their_calls):
-                said.append(f"{where}: {len(calls)} tool call{'s' if len(calls) != 1 else ''} in {left}, "
-                            f"{len(their_calls)} in {right}")
+                differ(Change.TOOL_CALLS, len(calls), len(their_calls),
+                       f"{len(calls)} tool call{'s' if len(calls) != 1 else ''} in {left}, "
+                       f"{len(their_calls)} in {right}")
         texts = ["".join(b.get("text", "") for b in _blocks(m, "text")) for m in (mine, theirs)]
         if texts[0] != texts[1]:
-            said.append(f"{where}: the reply's text changed: “{_short(texts[0])}” in {left}, “{_short(texts[1])}” "
-                        f"in {right}")
+            differ(Change.TEXT, texts[0], texts[1],
+                   f"the reply's text changed: “{_short(texts[0])}” in {left}, “{_short(texts[1])}” in {right}")
     else:
         results, their_results = _blocks(mine, "tool_result"), _blocks(theirs, "tool_result")
         for n, (result, theirs_result) in enumerate(zip(results, their_results, strict=False), 1):
             if bool(result.get("is_error")) != bool(theirs_result.get("is_error")):
                 marked, plain = (left, right) if result.get("is_error") else (right, left)
-                said.append(f"{where}: tool result {n} is marked is_error in {marked}, not in {plain}")
+                differ(Change.IS_ERROR, bool(result.get("is_error")), bool(theirs_result.get("is_error")),
+                       f"tool result {n} is marked is_error in {marked}, not in {plain}", n)
             if result.get("content") != theirs_result.get("content"):
-                said.append(f"{where}: tool result {n} changed: {_short(result.get('content'))} in {left}, "
-                            f"{_short(theirs_result.get('content'))} in {right}")
+                differ(Change.RESULT, result.get("content"), theirs_result.get("content"),
+                       f"tool result {n} changed: {_short(result.get('content'))} in {left}, "
+                       f"{_short(theirs_result.get('content'))} in {right}", n)
         if len(results) != len(their_results):
-            said.append(f"{where}: {len(results)} tool result{'s' if len(results) != 1 else ''} in {left}, "
-                        f"{len(their_results)} in {right}")
-    if said:
-        return said
-    if _without_ids(mine) == _without_ids(theirs):
-        return [f"{where}: the two differ only in their tool ids"]
-    return [f"{where}: the {mine.get('role')} message's blocks differ in a way not named here (see the cards below)"]
+            differ(Change.TOOL_RESULTS, len(results), len(their_results),
+                   f"{len(results)} tool result{'s' if len(results) != 1 else ''} in {left}, "
+                   f"{len(their_results)} in {right}")
+    if not said and _without_ids(mine) == _without_ids(theirs):
+        differ(Change.IDS_ONLY, None, None, "the two differ only in their tool ids")
+    elif not said:
+        differ(Change.UNNAMED, None, None,
+               f"the {mine.get('role')} message's blocks differ in a way not named here (see the cards below)")
+    return said
 
 
 def _without_ids(message: dict[str, Any]) -> Any:

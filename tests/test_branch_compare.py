@@ -1,9 +1,9 @@
 """Two branches compared: their messages side by side from where they part, the first difference marked, and
-what differs said in words."""
+what differs, as data (a few tests hold the words the page shows)."""
 
 import pytest
 
-from agent.branch_compare import compare
+from agent.branch_compare import Change, Comparison, compare
 from agent.branches import MAIN, BranchError, RunTree
 from agent.loop import RunState, run_to_end
 from agent.models.fake import FakeModel
@@ -21,6 +21,15 @@ def forked(name: str, turn: int) -> tuple[RunTree, FakeModel]:
     return tree, FakeModel(script, calls=branch.script_replies_used(turn))
 
 
+def changes(seen: Comparison) -> list[tuple]:
+    """Each difference as (what changed, the message, the left side, the right side)."""
+    return [(d.change, d.index, d.left, d.right) for d in seen.differences]
+
+
+def words(seen: Comparison) -> list[str]:
+    return [d.words for d in seen.differences]
+
+
 def test_a_result_edited_at_the_fork_is_the_first_difference_and_said_in_words():
     tree, model = forked("add_then_answer", 1)
     tree.edit_tool_result(0, "35", is_error=False)
@@ -28,14 +37,16 @@ def test_a_result_edited_at_the_fork_is_the_first_difference_and_said_in_words()
     seen = compare(tree, MAIN, "branch 1")
     assert seen.shared == 2 and seen.first_difference == 2  # the task and the reply alike; the results differ
     assert seen.rows[0][1]["content"][0]["content"] == "5" and seen.rows[0][2]["content"][0]["content"] == "35"
-    assert seen.differences == ["messages[2]: tool result 1 changed: 5 in main, 35 in branch 1"]
+    assert changes(seen) == [(Change.RESULT, 2, "5", "35")] and seen.differences[0].number == 1
+    assert words(seen) == ["messages[2]: tool result 1 changed: 5 in main, 35 in branch 1"]  # the words shown
 
 
 def test_a_result_marked_is_error_is_named_as_such():
     tree, model = forked("add_then_answer", 1)
     tree.edit_tool_result(0, "add broke", is_error=True)
     seen = compare(tree, "branch 1", MAIN)
-    assert seen.differences[0] == "messages[2]: tool result 1 is marked is_error in branch 1, not in main"
+    assert changes(seen)[0] == (Change.IS_ERROR, 2, True, False)
+    assert words(seen)[0] == "messages[2]: tool result 1 is marked is_error in branch 1, not in main"
 
 
 def test_a_tool_input_changed_in_an_edited_reply():
@@ -44,8 +55,7 @@ def test_a_tool_input_changed_in_an_edited_reply():
     tree.edit_reply("tool_use", [dict(b, input={"a": 2, "b": 30}) if b["type"] == "tool_use" else b for b in reply])
     seen = compare(tree, MAIN, "branch 1")
     assert seen.first_difference == 1
-    assert 'messages[1]: the input of add changed: {"a": 2, "b": 3} in main, {"a": 2, "b": 30} in branch 1' \
-        in seen.differences
+    assert (Change.TOOL_INPUT, 1, {"a": 2, "b": 3}, {"a": 2, "b": 30}) in changes(seen)
 
 
 def test_a_reply_that_stopped_instead_of_calling_a_tool():
@@ -53,10 +63,12 @@ def test_a_reply_that_stopped_instead_of_calling_a_tool():
     tree.step(model, Fault("cut_off"))
     seen = compare(tree, MAIN, "branch 1")
     assert seen.first_difference == 3
-    assert seen.differences[0] == ("messages[3]: the reply in branch 1 stopped (max_tokens) where the one in main "
-                                   "called a tool")
-    assert seen.differences[-2:] == ["messages[4]–[7]: only main has them; branch 1: its run ended before them",
-                                     "main answered “THE SUM IS 3.5 has 4 words.”; branch 1 ended stopped: max_tokens"]
+    assert changes(seen) == [(Change.STOPPED_INSTEAD, 3, "tool_use", "max_tokens"), (Change.ONLY_ONE_HAS, 4, 8, 4),
+                             (Change.ENDING, None, "THE SUM IS 3.5 has 4 words.", "stopped: max_tokens")]
+    assert words(seen) == [  # the words shown
+        "messages[3]: the reply in branch 1 stopped (max_tokens) where the one in main called a tool",
+        "messages[4]–[7]: only main has them; branch 1: its run ended before them",
+        "main answered “THE SUM IS 3.5 has 4 words.”; branch 1 ended stopped: max_tokens"]
     assert [index for index, *_ in seen.rows] == list(range(3, 8))
     assert all(theirs is None for _, _, theirs in seen.rows[1:])  # the branch ended at the cut-off reply
 
@@ -70,7 +82,9 @@ def test_two_branches_alike_have_no_difference_and_a_branch_is_alike_with_itself
         seen = compare(tree, left, right)
         assert seen.rows == [] and seen.differences == [] and seen.first_difference is None
     unfinished = compare(tree, MAIN, "branch 2")
-    assert unfinished.first_difference == 3 and unfinished.differences == [
+    assert unfinished.first_difference == 3 and changes(unfinished) == [
+        (Change.ONLY_ONE_HAS, 3, 8, 3), (Change.ENDING, None, "THE SUM IS 3.5 has 4 words.", None)]
+    assert words(unfinished) == [  # the words shown
         "messages[3]–[7]: only main has them; branch 2: it has not got that far (turn 1)",
         "main answered “THE SUM IS 3.5 has 4 words.”; branch 2 is still going on after turn 1"]
 
@@ -85,16 +99,15 @@ def test_text_added_beside_the_same_call_is_the_only_change_said_of_that_reply()
     tree, _ = forked("add_then_answer", 1)
     reply = tree.branch.state.messages[1]["content"]
     tree.edit_reply("tool_use", [{"type": "text", "text": "Adding them."}, *reply])
-    assert compare(tree, MAIN, "branch 1").differences[0] == \
-        "messages[1]: the reply's text changed: “” in main, “Adding them.” in branch 1"
+    assert changes(compare(tree, MAIN, "branch 1"))[0] == (Change.TEXT, 1, "", "Adding them.")  # and no TOOL_*
 
 
 def test_a_call_added_in_an_edit_is_counted_in_words():
     tree, _ = forked("add_then_answer", 1)
     reply = tree.branch.state.messages[1]["content"]
     tree.edit_reply("tool_use", [*reply, {"type": "tool_use", "name": "add", "input": {"a": 1, "b": 1}}])
-    assert compare(tree, "branch 1", MAIN).differences[0] == "messages[1]: 2 tool calls in branch 1, 1 in main"
-    assert compare(tree, MAIN, "branch 1").differences[0] == "messages[1]: 1 tool call in main, 2 in branch 1"
+    assert changes(compare(tree, "branch 1", MAIN))[0] == (Change.TOOL_CALLS, 1, 2, 1)
+    assert words(compare(tree, MAIN, "branch 1"))[0] == "messages[1]: 1 tool call in main, 2 in branch 1"
     assert tree.branch.marks[0].words == "reply edited: 2 tool calls"
 
 
@@ -104,8 +117,7 @@ def test_two_error_results_differ_only_in_their_words():
     tree.switch(MAIN)
     tree.fork(1)
     tree.edit_tool_result(0, "add failed", is_error=True)
-    assert compare(tree, "branch 1", "branch 2").differences == [
-        "messages[2]: tool result 1 changed: add broke in branch 1, add failed in branch 2"]
+    assert changes(compare(tree, "branch 1", "branch 2")) == [(Change.RESULT, 2, "add broke", "add failed")]
 
 
 def test_text_in_two_blocks_is_read_as_one_and_long_text_is_shortened():
@@ -113,7 +125,7 @@ def test_text_in_two_blocks_is_read_as_one_and_long_text_is_shortened():
     reply = tree.branch.state.messages[1]["content"]
     tree.edit_reply("tool_use", [{"type": "text", "text": "Adding "}, {"type": "text", "text": "them. " * 10}, *reply])
     shortened = "Adding them. them. them. them. them. them. them…"  # 47 characters and the ellipsis: 48 in all
-    assert compare(tree, MAIN, "branch 1").differences[0] == \
+    assert words(compare(tree, MAIN, "branch 1"))[0] == \
         f"messages[1]: the reply's text changed: “” in main, “{shortened}” in branch 1"
 
 
@@ -123,9 +135,7 @@ def test_a_call_dropped_in_an_edit_is_said_as_one_result_fewer_not_as_bookkeepin
     first_call = next(i for i, b in enumerate(reply) if b["type"] == "tool_use")
     tree.edit_reply("tool_use", reply[:first_call + 1])
     seen = compare(tree, MAIN, "branch 1")
-    assert "messages[1]: 2 tool calls in main, 1 in branch 1" in seen.differences
-    assert "messages[2]: 2 tool results in main, 1 in branch 1" in seen.differences
-    assert not any("tool ids" in words or "not named here" in words for words in seen.differences)
+    assert changes(seen)[:2] == [(Change.TOOL_CALLS, 1, 2, 1), (Change.TOOL_RESULTS, 2, 2, 1)]  # not IDS_ONLY
 
 
 def test_the_same_differences_read_the_other_way_round_name_each_branch_for_its_own_side():
@@ -133,42 +143,43 @@ def test_the_same_differences_read_the_other_way_round_name_each_branch_for_its_
     tree.step(model, Fault("cut_off"))
     seen = compare(tree, "branch 1", MAIN)
     assert (seen.left, seen.right, seen.first_difference) == ("branch 1", MAIN, 3)
-    assert seen.differences == [
-        "messages[3]: the reply in branch 1 stopped (max_tokens) where the one in main called a tool",
-        "messages[4]–[7]: only main has them; branch 1: its run ended before them",
-        "branch 1 ended stopped: max_tokens; main answered “THE SUM IS 3.5 has 4 words.”"]
+    assert changes(seen) == [(Change.STOPPED_INSTEAD, 3, "max_tokens", "tool_use"), (Change.ONLY_ONE_HAS, 4, 4, 8),
+                             (Change.ENDING, None, "stopped: max_tokens", "THE SUM IS 3.5 has 4 words.")]
+    assert words(seen)[0] == \
+        "messages[3]: the reply in branch 1 stopped (max_tokens) where the one in main called a tool"
 
 
 def test_one_message_more_is_said_as_one():
     tree, _ = forked("add_then_answer", 1)
     tree.edit_tool_result(0, "5", is_error=True)  # the same words, marked an error: only the mark differs
-    assert compare(tree, MAIN, "branch 1").differences == [
-        "messages[2]: tool result 1 is marked is_error in branch 1, not in main",
-        "messages[3]: only main has it; branch 1: it has not got that far (turn 1)",
-        "main answered “2 + 3 is 5.”; branch 1 is still going on after turn 1"]
+    seen = compare(tree, MAIN, "branch 1")
+    assert changes(seen) == [(Change.IS_ERROR, 2, False, True), (Change.ONLY_ONE_HAS, 3, 4, 3),
+                             (Change.ENDING, None, "2 + 3 is 5.", None)]
+    assert words(seen)[1] == "messages[3]: only main has it; branch 1: it has not got that far (turn 1)"
 
 
 def test_a_branch_ended_by_a_refused_request_says_the_refusal():
     tree, model = forked("three_tool_chain", 1)
     tree.edit_reply("tool_use", [{"type": "tool_use", "id": "bad id!", "name": "add", "input": {"a": 1, "b": 2}}])
     run_to_end(tree.branch.state, model)
-    assert compare(tree, MAIN, "branch 1").differences[-1] == (
-        "main answered “THE SUM IS 3.5 has 4 words.”; branch 1 ended bad request: messages.1.content.0.tool_use.id: "
-        "String should match pattern '^[a-zA-Z0-9_-]+$'")
+    ending = compare(tree, MAIN, "branch 1").differences[-1]
+    assert (ending.change, ending.right) == (Change.ENDING, tree.branch.state.result)
+    assert tree.branch.state.result.startswith("bad request: messages.1.content.0.tool_use.id")
+    assert ending.words == f"main answered “THE SUM IS 3.5 has 4 words.”; branch 1 ended {tree.branch.state.result}"
 
 
 def test_an_input_is_shown_as_json_with_its_keys_in_order_and_its_letters_as_they_are():
     tree, _ = forked("add_then_answer", 1)
     reply = tree.branch.state.messages[1]["content"]
     tree.edit_reply("tool_use", [dict(b, input={"b": 30, "a": 2}) if b["type"] == "tool_use" else b for b in reply])
-    assert 'messages[1]: the input of add changed: {"a": 2, "b": 3} in main, {"a": 2, "b": 30} in branch 1' \
-        in compare(tree, MAIN, "branch 1").differences
+    said = words(compare(tree, MAIN, "branch 1"))[0]
+    assert 'changed: {"a": 2, "b": 3} in main, {"a": 2, "b": 30} in branch 1' in said
     tree, _ = forked("three_tool_chain", 2)
     reply = tree.branch.state.messages[3]["content"]
     tree.edit_reply("tool_use", [dict(b, input={"text": "la somme: 3,5 €"}) if b["type"] == "tool_use" else b
                                  for b in reply])
-    assert 'messages[3]: the input of upper changed: {"text": "the sum is 3.5"} in main, ' \
-        '{"text": "la somme: 3,5 €"} in branch 1' in compare(tree, MAIN, "branch 1").differences
+    assert '{"text": "the sum is 3.5"} in main, {"text": "la somme: 3,5 €"} in branch 1' \
+        in words(compare(tree, MAIN, "branch 1"))[0]
 
 
 def test_text_of_exactly_the_limit_is_shown_whole():
@@ -177,15 +188,13 @@ def test_text_of_exactly_the_limit_is_shown_whole():
     whole = "Adding the two numbers given, two and three now."
     assert len(whole) == 48
     tree.edit_reply("tool_use", [{"type": "text", "text": whole}, *reply])
-    assert compare(tree, MAIN, "branch 1").differences[0] == \
-        f"messages[1]: the reply's text changed: “” in main, “{whole}” in branch 1"
+    assert f"“{whole}” in branch 1" in words(compare(tree, MAIN, "branch 1"))[0]
 
 
 def test_two_stop_reasons_neither_a_tool_call_are_both_named():
     tree, model = forked("add_then_answer", 1)
     tree.step(model, Fault("cut_off"))
-    assert compare(tree, MAIN, "branch 1").differences[0] == \
-        "messages[3]: the reply's stop_reason is end_turn in main, max_tokens in branch 1"
+    assert changes(compare(tree, MAIN, "branch 1"))[0] == (Change.STOP_REASON, 3, "end_turn", "max_tokens")
 
 
 def test_a_call_to_another_tool_is_named_by_its_number():
@@ -193,17 +202,18 @@ def test_a_call_to_another_tool_is_named_by_its_number():
     reply = tree.branch.state.messages[1]["content"]
     tree.edit_reply("tool_use", [dict(b, name="upper", input={"text": "3.5"}) if b["type"] == "tool_use" else b
                                  for b in reply])
-    assert compare(tree, MAIN, "branch 1").differences[0] == \
-        "messages[1]: tool call 1 is add in main, upper in branch 1"
+    first = compare(tree, MAIN, "branch 1").differences[0]
+    assert (first.change, first.index, first.left, first.right, first.number) == \
+        (Change.TOOL_NAME, 1, "add", "upper", 1)
 
 
 def test_an_answer_that_also_calls_a_tool_is_told_apart_from_one_that_does_not():
     tree, _ = forked("add_then_answer", 2)
     tree.edit_reply("end_turn", [{"type": "text", "text": "2 + 3 is 5."},
                                  {"type": "tool_use", "name": "add", "input": {"a": 1, "b": 1}}])
-    assert compare(tree, MAIN, "branch 1").differences == [
-        "messages[3]: the reply in main calls no tool where the one in branch 1 does"]
-    assert compare(tree, "branch 1", MAIN).differences == [
+    assert changes(compare(tree, MAIN, "branch 1")) == [(Change.CALLS_NO_TOOL, 3, 0, 1)]
+    assert changes(compare(tree, "branch 1", MAIN)) == [(Change.CALLS_NO_TOOL, 3, 1, 0)]
+    assert words(compare(tree, "branch 1", MAIN)) == words(compare(tree, MAIN, "branch 1")) == [
         "messages[3]: the reply in main calls no tool where the one in branch 1 does"]
 
 
@@ -212,7 +222,7 @@ def test_one_result_fewer_read_from_the_branch_with_one():
     reply = tree.branch.state.messages[1]["content"]
     first_call = next(i for i, b in enumerate(reply) if b["type"] == "tool_use")
     tree.edit_reply("tool_use", reply[:first_call + 1])
-    assert "messages[2]: 1 tool result in branch 1, 2 in main" in compare(tree, "branch 1", MAIN).differences
+    assert (Change.TOOL_RESULTS, 2, 1, 2) in changes(compare(tree, "branch 1", MAIN))
 
 
 def test_replies_alike_but_for_their_ids_or_their_blocks_order_are_said_so():
@@ -220,10 +230,9 @@ def test_replies_alike_but_for_their_ids_or_their_blocks_order_are_said_so():
     reply = tree.branch.state.messages[1]["content"]
     tree.edit_reply("tool_use", [dict(b, id="toolu_other") if b["type"] == "tool_use" else b for b in reply])
     run_to_end(tree.branch.state, model)
-    assert compare(tree, MAIN, "branch 1").differences == ["messages[1]: the two differ only in their tool ids",
-                                                           "messages[2]: the two differ only in their tool ids"]
+    assert changes(compare(tree, MAIN, "branch 1")) == [(Change.IDS_ONLY, 1, None, None),
+                                                        (Change.IDS_ONLY, 2, None, None)]
     tree, _ = forked("two_file_search", 1)
     thinking, words, call = tree.branch.state.messages[1]["content"]
     tree.edit_reply("tool_use", [thinking, call, words])
-    assert compare(tree, MAIN, "branch 1").differences[0] == \
-        "messages[1]: the assistant message's blocks differ in a way not named here (see the cards below)"
+    assert changes(compare(tree, MAIN, "branch 1"))[0] == (Change.UNNAMED, 1, None, None)

@@ -128,7 +128,7 @@ def compare_section(current: RunTree) -> None:
         if not comparison.differences:
             st.caption(f"{as_text(left)} and {as_text(right)} hold the same messages and ended the same way.")
             return
-        st.markdown("\n".join(f"- {as_text(words)}" for words in comparison.differences))
+        st.markdown("\n".join(f"- {as_text(difference.words)}" for difference in comparison.differences))
         if comparison.rows:
             same = "is" if comparison.shared == 1 else "are"
             st.caption(f"From messages[{comparison.shared}] on: the first {plural(comparison.shared, 'message')} "
