@@ -1,4 +1,5 @@
-"""The notice: what the last action said, drawn one way in both layouts (Start here and All controls)."""
+"""The notice (what the last action said) and the run's outcome, each drawn one way in both layouts (Start here
+and All controls), with the API key blanked."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import os
 
 import streamlit as st
 
-from agent.page import real_model
-from agent.page.names import NoticeKind
+from agent.page import real_model, view
+from agent.page.names import ModelKind, NoticeKind, OutcomeKind
 from agent.page.safe_text import as_text
 from agent.page.sandbox import Sandbox
 
@@ -36,3 +37,19 @@ def show_error_beside(box: Sandbox, key: str) -> None:
     if box.notice is not None and box.notice.beside == key:
         show_notice(box, key)
         box.notice = None
+
+
+def show_outcome(box: Sandbox, outcome: view.Outcome | None) -> None:
+    """How the run ended, if it has: the answer, a stop, a refused request, or the model's failure."""
+    if outcome is None:
+        return
+    key = api_key()[0] if box.run_model == ModelKind.REAL else ""
+    headline, note = as_text(outcome.headline, key), as_text(outcome.note, key)
+    if outcome.kind == OutcomeKind.ANSWER:
+        st.success(f"**Answer:** {headline}  \n{note}", icon=":material/check_circle:")
+    elif outcome.kind in (OutcomeKind.STOPPED, OutcomeKind.LIMIT):
+        st.warning(f"**{headline}**  \n{note}", icon=":material/pan_tool:")
+    elif outcome.kind == OutcomeKind.BAD_REQUEST:
+        st.error(f"**{headline}**  \n{note}", icon=":material/block:")
+    else:
+        st.error(f"**The model failed:** {headline}  \n{note}", icon=":material/cloud_off:")

@@ -29,7 +29,7 @@ from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
 from views import change_the_past, page_link, session, start_here
 from views.actions import act
-from views.notices import api_key, show_notice
+from views.notices import api_key, show_notice, show_outcome
 from views.page_js import remember_layout_js
 from views.run_tabs import GRAPH_TURNS, export_view, loop_view, messages_view, run_view
 from views.session import sandbox
@@ -264,8 +264,8 @@ def sandbox_main() -> None:
     # message a Step sends, and the URL's update (page_link.write_query) is one more.
     with st.container():
         show_notice(box)
-        outcome = show_outcome(box, shown.outcome)
-        if box.run_model == ModelKind.REAL and outcome and outcome.kind == OutcomeKind.BAD_REQUEST \
+        show_outcome(box, shown.outcome)
+        if box.run_model == ModelKind.REAL and shown.outcome and shown.outcome.kind == OutcomeKind.BAD_REQUEST \
                 and run.records[-1].refused_unsent:
             if st.button("Send it to the model anyway", icon=":material/send:", on_click=touched,
                          help="The check refused this request before it left. Send it as it is, to see what "
@@ -294,22 +294,6 @@ def sandbox_main() -> None:
     # A Step's fragment run ends here: its click is not taken for the next run's. One that asks for the whole
     # page again (st.rerun above) leaves the flag to the run it asks for, which a widget began all the same.
     begun_by_a_widget(box)
-
-
-def show_outcome(box: Sandbox, outcome: view.Outcome | None) -> view.Outcome | None:
-    if outcome is None:
-        return None
-    key, _ = api_key() if box.run_model == ModelKind.REAL else ("", "")
-    headline = as_text(outcome.headline, key)
-    if outcome.kind == OutcomeKind.ANSWER:
-        st.success(f"**Answer:** {headline}  \n{outcome.note}", icon=":material/check_circle:")
-    elif outcome.kind in (OutcomeKind.STOPPED, OutcomeKind.LIMIT):
-        st.warning(f"**{headline}**  \n{outcome.note}", icon=":material/pan_tool:")
-    elif outcome.kind == OutcomeKind.BAD_REQUEST:
-        st.error(f"**{headline}**  \n{outcome.note}", icon=":material/block:")
-    else:
-        st.error(f"**The model failed:** {headline}  \n{outcome.note}", icon=":material/cloud_off:")
-    return outcome
 
 
 def look_back(box: Sandbox, shown: Screen) -> None:

@@ -20,13 +20,13 @@ from agent.page.keys import KEY_OF, START_KEYS_CAPTION
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
 from agent.page.links import to_query
-from agent.page.names import Layout, ModelKind, OutcomeKind, View
+from agent.page.names import Layout, ModelKind, View
 from agent.page.safe_text import as_code, as_text
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
 from agent.page.terms import first_terms
 from views import page_link, player_view
-from views.notices import show_notice
+from views.notices import show_notice, show_outcome
 from views.widget_state import acting, mirror
 
 ss = st.session_state
@@ -202,10 +202,7 @@ def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Calla
     if record is not None and screen.asking is None:
         appended(screen, record)
     if screen.outcome is not None:
-        answer = screen.outcome.kind == OutcomeKind.ANSWER
-        headline = f"Answer: {screen.outcome.headline}" if answer else screen.outcome.headline
-        words = f"**{as_text(headline)}**  \n{as_text(screen.outcome.note)}"
-        (st.success if answer else st.warning)(words)
+        show_outcome(box, screen.outcome)
         if screen.next_scenario is not None:
             st.button(f"Next scenario: {as_text(box.scripts[screen.next_scenario.script].title)}",
                       icon=":material/arrow_forward:", key="next_scenario", type="primary",
