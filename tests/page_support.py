@@ -6,6 +6,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from agent.page.screen import Screen, screen_of
+
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_CONSOLE = ['turn 1: add {"a": 2, "b": 3} -> 5', "result: 2 + 3 is 5.", "messages sent each turn: 1, 3"]
 NO_TURN_YET = "messages sent each turn: none yet (no turn has gone through)"  # the console before the first Step
@@ -46,6 +48,11 @@ def run_graph_dot(at: AppTest) -> str:
 
 def status(at: AppTest) -> str:
     return at.get("progress")[0].proto.text
+
+
+def screen(at: AppTest) -> Screen:
+    """What the page works out to show, as data: a test asserts on it, and that the page drew it."""
+    return screen_of(at.session_state["sandbox"])
 
 
 def pick_script(at: AppTest, name: str) -> AppTest:

@@ -21,12 +21,15 @@ from page_support import (
     pick_script,
     run,
     run_graph_dot,
+    screen,
     status,
     texts,
     upload,
 )
 from streamlit.testing.v1 import AppTest
 
+from agent.loop import TurnPath
+from agent.page.names import NoticeKind
 from agent.scripts import load_script
 
 
@@ -82,10 +85,12 @@ def test_run_to_end_and_reset(at):
 def test_the_turn_details_show_the_exact_request_and_the_reply(at):
     click(at, "Step")
     click(at, "Step")
+    shown = screen(at)
+    assert (shown.turn, shown.record.path, shown.record.reply["stop_reason"]) == (2, TurnPath.ANSWER, "end_turn")
+    assert shown.turn_sent.sent.messages == 3 and shown.record.usage == {"input_tokens": 412, "output_tokens": 9}
     details = texts(at.markdown)
-    assert "**Turn 2 sent** 3 messages" in details
-    assert "with stop_reason `end_turn`, and the loop returned the answer" in details
-    assert "Usage: 412 input tokens · 9 output tokens · a script answers at once" in texts(at.caption)
+    assert "**Turn 2 sent** 3 messages" in details and "and the loop returned the answer" in details
+    assert shown.cost_line in texts(at.caption) and "412 input tokens · 9 output tokens" in shown.cost_line
     assert not any(c.language == "json" for c in at.code)  # built closed: its JSON is made when it is opened
     at.session_state["json_request2"] = True
     run(at)
@@ -127,7 +132,8 @@ def test_a_bad_file_shows_the_engines_error_and_keeps_the_run(at):
     bad = {"replies": [{"stop_reason": "tool_use", "content": [{"type": "tool_use", "name": "add", "input": {}}]}]}
     run(at.file_uploader(key="upload").upload("broken.json", json.dumps(bad).encode(), "application/json"))
     assert texts(at.error).startswith('broken.json: replies[0].content[0]: tool_use needs an "id"')
-    assert "broken.json was not loaded: the run still plays “Add two numbers, then answer”" in texts(at.error)
+    notice = at.session_state["sandbox"].notice
+    assert notice.kind == NoticeKind.ERROR and "broken.json was not loaded" in texts(at.error)
     assert at.file_uploader(key="upload1").value is None  # the refused file does not stay in the uploader
     assert at.session_state["sandbox"].run.to_json() == before
     assert at.selectbox(key="script").value == "add_then_answer"
@@ -143,8 +149,9 @@ def test_a_file_that_is_not_json_says_so(at):
 def test_the_tool_allowlist_reaches_the_loop(at):
     run(at.multiselect(key="tools").unselect("add"))
     click(at, "Step")
-    assert console(at)[0] == 'turn 1: add {"a": 2, "b": 3} -> error: add is not available to this agent ' \
-                             "(its tools: word_count)"
+    refused = screen(at).record.tool_runs[0]
+    assert refused.is_error and refused.content == "error: add is not available to this agent (its tools: word_count)"
+    assert console(at)[0] == f'turn 1: add {{"a": 2, "b": 3}} -> {refused.content}' == screen(at).console[0]
     assert "✗ add" in run_graph_dot(at)
 
 
@@ -210,8 +217,9 @@ def test_a_model_error_is_shown_and_the_next_step_retries(at):
     click(at, "Step")
     assert console(at)[-2:] == ["result: 2 + 3 is 5.", "messages sent each turn: 1, 3"]
     assert at.success  # the answer, and the failed attempt stays on record in the turn's details
-    assert texts(at.error) == ("Attempt at turn 2 failed first: 529 overloaded_error: Overloaded. "
-                               "It was not counted; the next Step tried again.")
+    attempts = screen(at).attempts
+    assert [(a.turn, a.status) for a in attempts] == [(2, 529)] and not attempts[0].counted
+    assert texts(at.error).startswith(f"Attempt at turn 2 failed first: {attempts[0].error}")
 
 
 def test_a_bad_request_is_shown_as_one(at):

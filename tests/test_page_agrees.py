@@ -13,6 +13,7 @@ from page_support import (
     pick_script,
     run,
     run_graph_dot,
+    screen,
     texts,
     upload,
 )
@@ -97,10 +98,13 @@ def test_max_tokens_is_said_not_to_shorten_a_script_and_the_toy_keeps_to_it(at):
 
 def test_usage_is_said_for_the_replies_that_carry_it(at):
     click(at, "Step")
-    assert "the script gives this reply no usage · a script answers at once" in texts(at.caption)
+    shown = screen(at)
+    assert not shown.record.usage and shown.usage_total is None  # turn 1's scripted reply carries none
+    assert shown.cost_line in texts(at.caption) and "no usage" in shown.cost_line
     click(at, "Step")
-    captions = texts(at.caption)
-    assert "In total, over the 1 of 2 replies that reported usage: 412 input tokens" in captions
+    shown, captions = screen(at), texts(at.caption)
+    assert shown.record.usage == {"input_tokens": 412, "output_tokens": 9}
+    assert shown.usage_total in captions and "1 of 2 replies that reported usage: 412 input tokens" in shown.usage_total
     assert "the model took 0 ms" not in captions
 
 

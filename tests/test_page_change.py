@@ -11,11 +11,14 @@ from page_support import (
     pick_script,
     run,
     run_graph_dot,
+    screen,
     status,
     texts,
 )
 from streamlit.testing.v1 import AppTest
 
+from agent.branch_compare import Change, compare
+from agent.branches import MAIN, MarkKind
 from agent.loop import RunState, step
 from agent.models.fake import FakeModel
 from agent.page import view
@@ -84,9 +87,9 @@ def test_an_edited_reply_that_breaks_a_rule_is_refused_in_the_api_s_words(at):
     click(at, "Apply this reply")
     assert console(at)[0].startswith('turn 1: add {"a": 1, "b": 1} -> 2   <- edited')
     click(at, "Step")
-    assert at.session_state["sandbox"].run.result == (
-        "bad request: messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'")
-    assert "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'" in texts(at.error)
+    result = at.session_state["sandbox"].run.result
+    assert result == "bad request: messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+    assert result.removeprefix("bad request: ") in texts(at.error)
 
 
 def test_an_edit_that_is_not_json_says_so_and_changes_nothing(at):
@@ -327,10 +330,15 @@ def test_fork_after_a_fault_then_edit_then_step_agrees_with_the_tree(at):
     agrees_with_the_tree(at)
     click(at, "Step")
     agrees_with_the_tree(at)
+    branch = at.session_state["sandbox"].tree.branch
+    records = branch.state.records
+    assert [(records[i].turn, mark.kind) for i, mark in sorted(branch.marks.items())] == [
+        (2, MarkKind.INJECTED), (2, MarkKind.EDITED)]
+    assert records[2].tool_runs[0].content == "LOUD" and records[3].tool_runs[0].content == "4"  # reply 3 reads no edit
     lines = console(at)
-    assert lines[1].startswith("turn 2: model error: 529 overloaded_error: Overloaded   <- injected")
-    assert lines[2].startswith('turn 2: upper {"text": "the sum is 3.5"} -> LOUD   <- edited')
-    assert lines[3] == 'turn 3: word_count {"text": "THE SUM IS 3.5"} -> 4'  # reply 3: the script reads no edit
+    assert lines == list(screen(at).console)
+    assert lines[1].startswith("turn 2: model error: 529") and "<- injected" in lines[1]
+    assert "-> LOUD   <- edited" in lines[2]
 
 
 # ------------------------------------------------------------ ids made for a person, and what is said of them
@@ -395,7 +403,9 @@ def test_two_branches_compared_side_by_side_with_the_first_difference_marked(at)
     at.session_state["compare_box"] = True
     run(at)
     assert at.selectbox(key="compare_left").value == "main" and at.selectbox(key="compare_right").value == "branch 1"
-    assert "messages[2]: tool result 1 changed: 5 in main, 35 in branch 1" in texts(at.markdown)
+    seen = compare(at.session_state["sandbox"].tree, MAIN, "branch 1")
+    assert [(d.change, d.index, d.left, d.right) for d in seen.differences][0] == (Change.RESULT, 2, "5", "35")
+    assert seen.differences[0].words in texts(at.markdown)
     pairs = next(h.proto.body for h in at.get("html") if "ls-pairs" in h.proto.body)
     assert pairs.count("first difference") == 2 and "messages[2]</span><span class=\"ls-badge\">first difference" \
         in pairs
