@@ -13,6 +13,7 @@ import pytest
 from agent.page import view
 from agent.page.branches_view import branch_caption
 from agent.page.sandbox import ModelKind, Sandbox
+from agent.page.sandbox_state import REPLAYED
 from agent.page.screen import screen_of
 from agent.summary import console_lines
 
@@ -99,6 +100,45 @@ def test_undo_then_redo_returns_the_same_screen_at_each_step(box):
     for expected in shown[1:]:
         box.redo()
         assert screen(box) == expected
+
+
+def whole(box: Sandbox) -> tuple:
+    """Everything Undo brings back, as data."""
+    return (box.tree.to_json(), box.log, box.looked_at, box.settings.of_run(), box.model, box.script,
+            box.predictions.answers, box.predictions.asked, box.score, box.open_question())
+
+
+@pytest.mark.parametrize("predicting", [False, True])
+def test_undo_in_another_session_takes_the_shared_replay_and_lands_where_a_replay_lands(predicting, monkeypatch):
+    REPLAYED.clear()
+    first, second = Sandbox(view.builtin_scripts()), Sandbox(view.builtin_scripts())
+    for box in (first, second):
+        box.set_predicting(predicting)
+        box.pick_script("three_tool_chain")
+        for _ in range(3):
+            box.step()
+            while (question := box.open_question()) is not None:
+                box.predict(question.right)
+        box.fork(1)
+        box.step()
+    first.undo()  # replayed, and kept for the process
+    calls = []
+    monkeypatch.setattr(second, "replay", lambda actions: calls.append(actions))
+    second.undo()  # the same place: taken from what the first replay gave
+    assert calls == [] and whole(second) == whole(first)
+    first.redo(), second.redo()
+    assert whole(second) == whole(first) and second.run.turn == 2
+
+
+def test_a_run_of_a_script_from_a_file_is_replayed_for_its_own_session_only(box):
+    REPLAYED.clear()
+    script = {"title": "Mine", "task": "Add", "tools": ["add"], "replies": [
+        {"stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}]}]}
+    assert box.load_script(json.dumps(script).encode(), "mine.json") is None
+    box.step()
+    box.undo()
+    assert box.run.turn == 0 and REPLAYED.get(box._replay_key(box._mark())) is None
+    assert box._replay_key(box._mark()) is None  # a file's script is its learner's own
 
 
 def test_an_action_after_undo_starts_a_new_future(box):

@@ -1,11 +1,12 @@
 """The Sandbox's ground floor: its fields and parts, reading them, starting a run, and Undo.
 
-Every learner action is a method of a layer above; each one that changes the work goes through `_undoable`,
-which keeps what brings it back: for a run a script or the toy played, its settings and the actions since it
-started (replayed, as a link is); for a real model's run or a tree loaded from a file, the whole work pickled.
-Nothing an action drops is out of reach. The layers: this one, `sandbox_run.SandboxRun` (the controls' actions
-and stepping), `sandbox_predict.Predicting`, `sandbox_past.ChangeThePast` and `sandbox_links.Links`, which is
-`sandbox.Sandbox`.
+Every learner action is a method of a layer above; each one that changes the work goes through `_undoable`, which
+keeps what brings it back: for a run a script or the toy played, its settings and the actions since it started
+(replayed, as a link is); for a real model's run or a tree loaded from a file, the whole work pickled. Nothing an
+action drops is out of reach. What a replay of a built-in script's or the toy's run gives is kept for the process's
+every session (`REPLAYED`): a class on one scenario undoes to the same places. The layers: this one,
+`sandbox_run.SandboxRun` (the controls' actions and stepping), `sandbox_predict.Predicting`,
+`sandbox_past.ChangeThePast` and `sandbox_links.Links`, which is `sandbox.Sandbox`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import copy
 import io
 import json
 import pickle
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +41,40 @@ from agent.page.sandbox_values import (
 )
 from agent.page.view import settings_of
 from agent.scripts import Script
+
+REPLAYS_KEPT = 256  # replays kept for the whole process: 17 KB each at turn 20 of the runaway script
+
+
+class Replays:
+    """Replays' outcomes (the work, pickled) by what they replayed, the least recently used let go first.
+    Unpickling one is about a tenth of the replay's time, which grows with the run: each turn's request is
+    built and checked again."""
+
+    def __init__(self, kept: int) -> None:
+        self._kept = kept
+        self._work: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()  # the page's sessions run in threads of one process
+
+    def get(self, key: str) -> bytes | None:
+        with self._lock:
+            work = self._work.get(key)
+            if work is not None:
+                self._work.move_to_end(key)
+            return work
+
+    def put(self, key: str, work: bytes) -> None:
+        with self._lock:
+            self._work[key] = work
+            self._work.move_to_end(key)
+            while len(self._work) > self._kept:
+                self._work.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._work.clear()
+
+
+REPLAYED = Replays(REPLAYS_KEPT)
 
 
 @dataclass
@@ -208,19 +245,35 @@ class SandboxState:
         if "pickled" in mark:
             self._restore(mark["pickled"])
             return
-        run = mark["run"]
-        self.model, self.script = mark["run_model"], mark["script"]
-        self.settings = Settings(run["task"], run["system"], run["tool_names"], run["max_turns"], run["max_tokens"],
-                                 run["threads"])
-        self._start_run()
-        self.history.replaying = True
-        try:
-            problem = self.replay(mark["log"])
-        finally:
-            self.history.replaying = False
-        assert problem is None, problem  # a run a script or the toy played replays to the same place
+        key = self._replay_key(mark)
+        if (replayed := REPLAYED.get(key) if key else None) is not None:
+            self._restore(replayed)
+        else:
+            run = mark["run"]
+            self.model, self.script = mark["run_model"], mark["script"]
+            self.settings = Settings(run["task"], run["system"], run["tool_names"], run["max_turns"],
+                                     run["max_tokens"], run["threads"])
+            self._start_run()
+            self.history.replaying = True
+            try:
+                problem = self.replay(mark["log"])
+            finally:
+                self.history.replaying = False
+            assert problem is None, problem  # a run a script or the toy played replays to the same place
+            if key:
+                REPLAYED.put(key, self._snapshot())
         self.model, self.settings, self.looked_at = mark["model"], mark["controls"], mark["looked_at"]
         self.predictions.past_score = mark["past_score"]
+
+    def _replay_key(self, mark: dict[str, Any]) -> str | None:
+        """What a replay to `mark` is a function of, when every session's replay gives the same: the toy's run, or
+        built-in script's, in a session with no script of its own from a file (the work may hold that script).
+        Predicting and the layout decide the questions."""
+        if self.uploaded or mark["run_model"] == ModelKind.SCRIPT and mark["script"] not in self.builtin:
+            return None
+        script = mark["script"] if mark["run_model"] == ModelKind.SCRIPT else None
+        return json.dumps([mark["run_model"], script, mark["run"], mark["log"], self.predicting, self.layout],
+                          default=str)
 
     def _fingerprint(self) -> tuple[object, ...]:
         return (len(self.log), self.log[-1:], json.dumps(self.settings.of_run()), self.model, self.script,
@@ -228,11 +281,11 @@ class SandboxState:
 
     def _snapshot(self) -> bytes:
         buffer = io.BytesIO()
-        _WorkPickler(buffer, self.scripts).dump({name: getattr(self, name) for name in WORK})
+        _WorkPickler(buffer, self.builtin, self.uploaded).dump({name: getattr(self, name) for name in WORK})
         return buffer.getvalue()
 
     def _restore(self, data: bytes) -> None:
-        for name, value in _WorkUnpickler(io.BytesIO(data), self.scripts).load().items():
+        for name, value in _WorkUnpickler(io.BytesIO(data), self.builtin, self.uploaded).load().items():
             setattr(self, name, value)
 
     def _undoable(self, action: Callable[[], Notice | None]) -> Notice | None:
@@ -266,22 +319,27 @@ class SandboxState:
 
 
 class _WorkPickler(pickle.Pickler):
-    """Pickles the work with its scripts left out, named by id: they are shared by every session and never change."""
+    """Pickles the work with its scripts left out, named (built-in or uploaded, and its name): they never change,
+    and the built-in ones are shared by every session."""
 
-    def __init__(self, file: io.BytesIO, scripts: Mapping[str, Script]) -> None:
+    def __init__(self, file: io.BytesIO, builtin: Mapping[str, Script], uploaded: Mapping[str, Script]) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.shared = {id(script): script for script in scripts.values()}
+        self.names = {id(script): (kind, name, script) for kind, scripts in (("builtin", builtin),
+                                                                             ("uploaded", uploaded))
+                      for name, script in scripts.items()}
 
-    def persistent_id(self, obj: Any) -> int | None:
-        return id(obj) if id(obj) in self.shared and self.shared[id(obj)] is obj else None
+    def persistent_id(self, obj: Any) -> tuple[str, str] | None:
+        named = self.names.get(id(obj))
+        return (named[0], named[1]) if named is not None and named[2] is obj else None
 
 
 class _WorkUnpickler(pickle.Unpickler):
-    """Unpickles what `_WorkPickler` pickled, putting back the same script objects."""
+    """Unpickles what `_WorkPickler` pickled, putting back this session's script of each name."""
 
-    def __init__(self, file: io.BytesIO, scripts: Mapping[str, Script]) -> None:
+    def __init__(self, file: io.BytesIO, builtin: Mapping[str, Script], uploaded: Mapping[str, Script]) -> None:
         super().__init__(file)
-        self.shared = {id(script): script for script in scripts.values()}
+        self.scripts = {"builtin": builtin, "uploaded": uploaded}
 
     def persistent_load(self, pid: Any) -> Script:
-        return self.shared[pid]
+        kind, name = pid
+        return self.scripts[kind][name]
