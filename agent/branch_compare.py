@@ -44,16 +44,18 @@ class Difference:
     index: int | None
     """The message it is in (the first of them, for ONLY_ONE_HAS); None for ENDING."""
     left: Any
-    """The left branch's side: a stop_reason, a tool's name or input, a text, a result, a count, a result."""
+    """The left branch's side: a stop_reason, a tool's name or input, a text, a result's content or is_error, a
+    count, or the run's result (None while it goes on); None where the change has no sides (IDS_ONLY, UNNAMED)."""
     right: Any
     words: str
+    """The sentence the page shows, each branch named."""
     number: int | None = None
     """Which call or result (from 1), for TOOL_NAME, TOOL_INPUT, IS_ERROR and RESULT."""
 
 
 @dataclass
 class Comparison:
-    """Two branches' messages side by side from where they part, and how they differ, in words."""
+    """Two branches' messages side by side from where they part, and how they differ."""
 
     left: str
     """The first branch's name."""
@@ -136,8 +138,8 @@ def _message_change(left: str, right: str, index: int, mine: dict[str, Any], the
         return []  # alike again after an earlier difference (a script replays the same reply whatever came before)
     said: list[Difference] = []  # the roles are alike: every branch's messages alternate user, assistant
 
-    def differ(change: Change, mine: Any, theirs: Any, words: str, number: int | None = None) -> None:
-        said.append(Difference(change, index, mine, theirs, f"{where}: {words}", number))
+    def differ(change: Change, left_side: Any, right_side: Any, words: str, number: int | None = None) -> None:
+        said.append(Difference(change, index, left_side, right_side, f"{where}: {words}", number))
     if mine.get("role") == "assistant":
         calls, their_calls = _blocks(mine, "tool_use"), _blocks(theirs, "tool_use")
         stops = {left: my_stop, right: their_stop}
