@@ -140,6 +140,11 @@ def _message_change(left: str, right: str, index: int, mine: dict[str, Any], the
 
     def differ(change: Change, left_side: Any, right_side: Any, words: str, number: int | None = None) -> None:
         said.append(Difference(change, index, left_side, right_side, f"{where}: {words}", number))
+
+    def counted(change: Change, noun: str, mine: list[Any], theirs: list[Any]) -> None:
+        if len(mine) != len(theirs):
+            differ(change, len(mine), len(theirs),
+                   f"{len(mine)} {noun}{'s' if len(mine) != 1 else ''} in {left}, {len(theirs)} in {right}")
     if mine.get("role") == "assistant":
         calls, their_calls = _blocks(mine, "tool_use"), _blocks(theirs, "tool_use")
         stops = {left: my_stop, right: their_stop}
@@ -163,10 +168,7 @@ def _message_change(left: str, right: str, index: int, mine: dict[str, Any], the
                     differ(Change.TOOL_INPUT, call.get("input"), their_call.get("input"),
                            f"the input of {call.get('name')} changed: {_short(call.get('input'))} in {left}, "
                            f"{_short(their_call.get('input'))} in {right}", n)
-            if len(calls) != len(their_calls):
-                differ(Change.TOOL_CALLS, len(calls), len(their_calls),
-                       f"{len(calls)} tool call{'s' if len(calls) != 1 else ''} in {left}, "
-                       f"{len(their_calls)} in {right}")
+            counted(Change.TOOL_CALLS, "tool call", calls, their_calls)
         texts = ["".join(b.get("text", "") for b in _blocks(m, "text")) for m in (mine, theirs)]
         if texts[0] != texts[1]:
             differ(Change.TEXT, texts[0], texts[1],
@@ -182,10 +184,7 @@ def _message_change(left: str, right: str, index: int, mine: dict[str, Any], the
                 differ(Change.RESULT, result.get("content"), theirs_result.get("content"),
                        f"tool result {n} changed: {_short(result.get('content'))} in {left}, "
                        f"{_short(theirs_result.get('content'))} in {right}", n)
-        if len(results) != len(their_results):
-            differ(Change.TOOL_RESULTS, len(results), len(their_results),
-                   f"{len(results)} tool result{'s' if len(results) != 1 else ''} in {left}, "
-                   f"{len(their_results)} in {right}")
+        counted(Change.TOOL_RESULTS, "tool result", results, their_results)
     if not said and _without_ids(mine) == _without_ids(theirs):
         differ(Change.IDS_ONLY, None, None, "the two differ only in their tool ids")
     elif not said:
