@@ -154,7 +154,8 @@ SERVER_ACTION_EVERY = 8  # a learner with the player turns to a server action (h
 async def player_learner(url: str, rng: random.Random, joined: asyncio.Semaphore, start: asyncio.Event,
                          window: list[float], tally: Tally) -> None:
     """Start here with the player: Steps every 2-4 s in the browser, which send nothing; now and then Undo, which
-    sends what the browser then sends: the player's actions (its component state, one run), then the click.
+    sends what the browser then sends: the player's actions (its component state: a run of the player's fragment),
+    then the click (a run of the whole page).
     Both runs are timed as what reaches the server; each must show the run where the learner left it."""
     async with joined:
         began = time.perf_counter()
@@ -176,7 +177,8 @@ async def player_learner(url: str, rng: random.Random, joined: asyncio.Semaphore
         pressed_at = time.monotonic()
         said = {"played": {"base": data["version"], "played": ".".join(played),
                            "id": f"{data['version']}:{len(played)}"}}
-        handed = await session.rerun([WidgetState(id=player_id, json_value=json.dumps(said))])
+        handed = await session.rerun([WidgetState(id=player_id, json_value=json.dumps(said))],
+                                     session.component_fragments[name])  # the player's fragment, as a browser
         data = json.loads(session.components[name][1])
         if data["start"]["at"] != at:
             tally.wrong.append(f"handed {len(played)} actions at {at}: the server drew {data['start']['at']}")

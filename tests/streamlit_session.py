@@ -70,6 +70,8 @@ class StreamlitSession:
         then sends a reference to one it would send again (Streamlit's message cache)."""
         self.components: dict[str, tuple[str, str]] = {}
         """Custom components (v2) as last drawn, by name: their widget id and their data as JSON."""
+        self.component_fragments: dict[str, str] = {}
+        """The fragment each custom component is drawn in, by name ("" for none): its state reruns only that."""
         self.page_script_hash = ""
         self.page_name = ""
         self.last_texts: list[str] = []
@@ -205,6 +207,7 @@ class StreamlitSession:
         proto = getattr(element, kind) if kind else None
         if kind == "bidi_component":
             self.components[proto.component_name] = (proto.id, proto.json)
+            self.component_fragments[proto.component_name] = delta.fragment_id
         label, widget_id = getattr(proto, "label", None), getattr(proto, "id", None)
         if label and widget_id:
             self.widgets[label] = Widget(widget_id, kind, delta.fragment_id)

@@ -27,7 +27,8 @@ from agent.page.screen import Screen
 from agent.page.terms import first_terms
 from views import page_link, player_view
 from views.notices import show_notice, show_outcome
-from views.widget_state import acting, mirror
+from views.session import sandbox
+from views.widget_state import acting, begun_by_a_widget, mirror
 
 ss = st.session_state
 
@@ -172,8 +173,26 @@ def player_page(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None:
         page_link.copy_link_button(box)
     show_notice(box)
     following = screen.next_scenario
-    player_view.draw(box, to_query(box.link()), box.scripts[following.script].title if following else None, act)
+    player_part(box.scripts[following.script].title if following else None, act, drawn_around(box))
     st.caption(PLAYER_KEYS_CAPTION)
+
+
+def drawn_around(box: Sandbox) -> tuple[object, ...]:
+    """What the page around the player shows: the switches, the scenario, the task, the notice."""
+    return (box.layout, box.predicting, box.scenario, box.run_model, box.script, box.settings.task, box.notice)
+
+
+@st.fragment
+def player_part(next_label: str | None, act: Callable[..., Any], around: tuple[object, ...]) -> None:
+    """The player, alone in a fragment: what it hands the server (its component state) reruns only this, and the
+    server takes it up (views/session.py) and draws the player where the run now stands. What changes the page
+    around it (the next scenario, a notice) runs the whole page again; a control elsewhere runs it anyway."""
+    box = sandbox()
+    if drawn_around(box) != around:
+        st.rerun()  # the page around the player no longer says what the run is: draw it all
+    player_view.draw(box, to_query(box.link()), next_label, act)
+    page_link.write_query(box)  # the address the player wrote, now the server's too
+    begun_by_a_widget(box)  # a fragment run's flag is taken here (views/widget_state.py)
 
 
 def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Callable[[bool], None]) -> None:
