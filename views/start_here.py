@@ -165,6 +165,24 @@ def player_page(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None:
     """The beginner's page with a script's or the toy's run in the player: Step, look back, the question, the
     card, the loop and the graph are drawn in the browser with no rerun; Undo, Redo and the link are the server's."""
     scenario_line(box, screen, act)
+    following = screen.next_scenario
+    player_part(box.scripts[following.script].title if following else None, act, drawn_around(box))
+    st.caption(PLAYER_KEYS_CAPTION)
+
+
+def drawn_around(box: Sandbox) -> tuple[object, ...]:
+    """What the page around the player's part shows: the switches, the scenario, the model, the task."""
+    return (box.layout, box.predicting, box.scenario, box.run_model, box.script, box.settings.task)
+
+
+@st.fragment
+def player_part(next_label: str | None, act: Callable[..., Any], around: tuple[object, ...]) -> None:
+    """Undo, Redo, the link, the notice and the player, in a fragment of their own: what the player hands the
+    server (its component state) and an Undo of what it did run only this. What changes the page around it (the
+    next scenario, an Undo of a switch, a run the player cannot play) runs the whole page again."""
+    box = sandbox()
+    if drawn_around(box) != around or not player_view.usable(box):
+        st.rerun()  # the page around no longer says what the run is, or the server must draw it: draw it all
     with st.container(horizontal=True, vertical_alignment="center", key="undo_row"):
         st.button("Undo", icon=":material/undo:", key="undo", type="tertiary", on_click=lambda: act(box.undo),
                   help=f"Take back the last action (key {KEY_OF['undo']})")
@@ -172,24 +190,6 @@ def player_page(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None:
                   help=f"Take the undone action again (key {KEY_OF['redo']})")
         page_link.copy_link_button(box)
     show_notice(box)
-    following = screen.next_scenario
-    player_part(box.scripts[following.script].title if following else None, act, drawn_around(box))
-    st.caption(PLAYER_KEYS_CAPTION)
-
-
-def drawn_around(box: Sandbox) -> tuple[object, ...]:
-    """What the page around the player shows: the switches, the scenario, the task, the notice."""
-    return (box.layout, box.predicting, box.scenario, box.run_model, box.script, box.settings.task, box.notice)
-
-
-@st.fragment
-def player_part(next_label: str | None, act: Callable[..., Any], around: tuple[object, ...]) -> None:
-    """The player, alone in a fragment: what it hands the server (its component state) reruns only this, and the
-    server takes it up (views/session.py) and draws the player where the run now stands. What changes the page
-    around it (the next scenario, a notice) runs the whole page again; a control elsewhere runs it anyway."""
-    box = sandbox()
-    if drawn_around(box) != around:
-        st.rerun()  # the page around the player no longer says what the run is: draw it all
     player_view.draw(box, to_query(box.link()), next_label, act)
     page_link.write_query(box)  # the address the player wrote, now the server's too
     begun_by_a_widget(box)  # a fragment run's flag is taken here (views/widget_state.py)
