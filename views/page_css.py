@@ -54,7 +54,7 @@ STREAMLIT_CSS = """
 /* Buttons keep their words on narrow screens: they wrap onto a new row instead of losing them. */
 .st-key-step_row button p, .st-key-loop_buttons button p {white-space: nowrap;}
 /* The player's helpers (Graphviz, the run's frames) draw nothing: no slot, no gap in the page. */
-.st-key-graphviz, .st-key-player_frames {display: none;}
+.st-key-player_assets {display: none;}
 /* The exercise's code box reads as code: a fixed-width font, tabs four wide, long lines scrolled, not wrapped. */
 __EDITOR__ {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px;
   line-height: 1.5; tab-size: 4; white-space: pre; overflow-wrap: normal; overflow-x: auto;

@@ -24,6 +24,7 @@ from agent.page.sandbox_values import PlayerSent
 
 KEY = "player"  # the component's key: its state holds what the player did since the frames were drawn
 VERSION_KEY = "player_version_"  # the player's version in its container's key
+ASSETS_KEY = "player_assets"  # the hidden container of Graphviz and the frames (views/page_css.py)
 # Streamlit's page as the player needs to know it: where the page says a script runs, its controls' class prefix,
 # and the class of the player's container with its version (a key pressed before that player mounts waits).
 PAGE = {"app": '[data-testid="stApp"]', "state": "data-test-script-state", "keyed": "st-key-",
@@ -107,13 +108,15 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
 
     # Graphviz and the frames stay in the browser's page once there: drawn again only for other frames, or when
     # the player asks for them (a page that lost them), so a server action does not carry 2 MB of them again.
+    # In a container that is always there, so whether they are drawn never moves the player's place in the page.
     sent = box.page.player
-    if not sent.viz:
-        VIZ(key="graphviz")
-        sent.viz = True
-    if sent.frames_key != key:
-        FRAMES(key="player_frames", data=frames)
-        sent.frames_key = key
+    with st.container(key=ASSETS_KEY):
+        if not sent.viz:
+            VIZ(key="graphviz")
+            sent.viz = True
+        if sent.frames_key != key:
+            FRAMES(key="player_frames", data=frames)
+            sent.frames_key = key
     # The version in the container's key: drawn with the page's other elements, it tells a player on screen that
     # a newer one is coming (its own component mounts a moment later), so a key pressed between waits for it.
     with st.container(key=f"{VERSION_KEY}{version}"):

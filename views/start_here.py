@@ -189,7 +189,8 @@ def player_part(next_label: str | None, act: Callable[..., Any], around: tuple[o
         st.button("Redo", icon=":material/redo:", key="redo", type="tertiary", on_click=lambda: act(box.redo),
                   help=f"Take the undone action again (key {KEY_OF['redo']})")
         page_link.copy_link_button(box)
-    show_notice(box)
+    with st.empty():  # one place whether or not there is a notice: the player's place in the fragment stays
+        show_notice(box)
     player_view.draw(box, to_query(box.link()), next_label, act)
     page_link.write_query(box)  # the address the player wrote, now the server's too
     begun_by_a_widget(box)  # a fragment run's flag is taken here (views/widget_state.py)

@@ -25,10 +25,20 @@ function withCode(text) {
   return span;
 }
 
+// Graphviz may load a moment after the player (on the page it is a module of its own): wait for it a while.
+const VIZ_WAIT_MS = 15000;
 let vizReady = null;
 function viz() {
   if (!vizReady) {
-    vizReady = typeof Viz !== "undefined" && Viz.instance ? Viz.instance() : Promise.reject(new Error("no Viz"));
+    const started = Date.now();
+    vizReady = new Promise((resolve, reject) => {
+      const look = () => {
+        if (typeof Viz !== "undefined" && Viz.instance) resolve(Viz.instance());
+        else if (Date.now() - started > VIZ_WAIT_MS) reject(new Error("no Viz"));
+        else setTimeout(look, 50);
+      };
+      look();
+    });
     vizReady.catch(() => {});
   }
   return vizReady;
