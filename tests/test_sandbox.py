@@ -10,10 +10,11 @@ import json
 
 import pytest
 
+from agent.branches import RunTree
 from agent.page import view
 from agent.page.branches_view import branch_caption
 from agent.page.sandbox import ModelKind, Sandbox
-from agent.page.sandbox_state import REPLAYED
+from agent.page.sandbox_state import REPLAYED, STEPPED
 from agent.page.screen import screen_of
 from agent.summary import console_lines
 
@@ -110,7 +111,6 @@ def whole(box: Sandbox) -> tuple:
 
 @pytest.mark.parametrize("predicting", [False, True])
 def test_undo_in_another_session_takes_the_shared_replay_and_lands_where_a_replay_lands(predicting, monkeypatch):
-    REPLAYED.clear()
     first, second = Sandbox(view.builtin_scripts()), Sandbox(view.builtin_scripts())
     for box in (first, second):
         box.set_predicting(predicting)
@@ -131,7 +131,6 @@ def test_undo_in_another_session_takes_the_shared_replay_and_lands_where_a_repla
 
 
 def test_a_run_of_a_script_from_a_file_is_replayed_for_its_own_session_only(box):
-    REPLAYED.clear()
     script = {"title": "Mine", "task": "Add", "tools": ["add"], "replies": [
         {"stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}]}]}
     assert box.load_script(json.dumps(script).encode(), "mine.json") is None
@@ -139,6 +138,48 @@ def test_a_run_of_a_script_from_a_file_is_replayed_for_its_own_session_only(box)
     box.undo()
     assert box.run.turn == 0 and REPLAYED.get(box._replay_key(box._mark())) is None
     assert box._replay_key(box._mark()) is None  # a file's script is its learner's own
+
+
+@pytest.mark.parametrize("predicting", [False, True])
+def test_a_step_in_another_session_takes_the_shared_outcome_and_lands_where_its_own_step_lands(predicting,
+                                                                                                 monkeypatch):
+    first, second = Sandbox(view.builtin_scripts()), Sandbox(view.builtin_scripts())
+    for box in (first, second):
+        box.set_predicting(predicting)
+        box.pick_script("three_tool_chain")
+    for _ in range(3):
+        first.step()  # stepped, and kept for the process
+        while (question := first.open_question()) is not None:
+            first.predict(question.right)
+    stepped = []
+    monkeypatch.setattr(RunTree, "step", lambda tree, model: stepped.append(model))
+    for _ in range(3):
+        second.step()  # the same places: taken from what the first session's Steps gave
+        while (question := second.open_question()) is not None:
+            second.predict(question.right)
+    assert stepped == [] and whole(second) == whole(first) and second.run.turn == 3
+    monkeypatch.undo()
+    first.undo(), second.undo()
+    assert whole(second) == whole(first)
+    first.redo(), second.redo()
+    assert whole(second) == whole(first) and second.run.turn == 3
+
+
+def test_a_step_from_a_place_no_session_stepped_from_is_the_sessions_own(box, monkeypatch):
+    Sandbox(view.builtin_scripts()).step()  # another session's first Step of the reference script
+    stepped, step = [], RunTree.step
+    monkeypatch.setattr(RunTree, "step", lambda tree, model: stepped.append(tree.current) or step(tree, model))
+    box.step()  # the same place: the other session's outcome
+    box.step()  # a place no session stepped from: stepped here, and kept
+    assert stepped == ["main"] and box.run.turn == 2 and len(STEPPED) == 2
+
+
+def test_a_run_of_a_script_from_a_file_steps_for_its_own_session_only(box):
+    script = {"title": "Mine", "task": "Add", "tools": ["add"], "replies": [
+        {"stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}]}]}
+    assert box.load_script(json.dumps(script).encode(), "mine.json") is None
+    box.step()
+    assert box.run.done and len(STEPPED) == 0
 
 
 def test_an_action_after_undo_starts_a_new_future(box):

@@ -149,7 +149,8 @@ class SandboxRun(SandboxState):
 
     def step(self, real: Model | None = None, to_the_end: bool = False) -> Notice | None:
         """Step (or Run to end); `real` is the real model, for a run of the Real model."""
-        return self._undoable(lambda: self._step(real, to_the_end))
+        shared = None if real is not None else "run to end" if to_the_end else "step"  # a real model's never repeats
+        return self._undoable(lambda: self._step(real, to_the_end), shared)
 
     def _step(self, real: Model | None, to_the_end: bool) -> Notice | None:
         said: Notice | None = None

@@ -4,7 +4,8 @@ Every learner action is a method of a layer above; each one that changes the wor
 keeps what brings it back: for a run a script or the toy played, its settings and the actions since it started
 (replayed, as a link is); for a real model's run or a tree loaded from a file, the whole work pickled. Nothing an
 action drops is out of reach. What a replay of a built-in script's or the toy's run gives is kept for the process's
-every session (`REPLAYED`): a class on one scenario undoes to the same places. The layers: this one,
+every session (`REPLAYED`), and so is what a Step from a place such a replay reaches gives (`STEPPED`): a class on
+one scenario undoes, and hands over the player's Steps, to the same places. The layers: this one,
 `sandbox_run.SandboxRun` (the controls' actions and stepping), `sandbox_predict.Predicting`,
 `sandbox_past.ChangeThePast` and `sandbox_links.Links`, which is `sandbox.Sandbox`.
 """
@@ -19,7 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from agent.branches import MAIN, RunTree
 from agent.loop import RunState
@@ -43,38 +44,44 @@ from agent.page.view import settings_of
 from agent.scripts import Script
 
 REPLAYS_KEPT = 256  # replays kept for the whole process: 17 KB each at turn 20 of the runaway script
+STEPS_KEPT = 512  # Steps' outcomes kept: a class on a few scenarios, each place of each run
+Kept = TypeVar("Kept")
 
 
-class Replays:
+class Replays(Generic[Kept]):
     """Replays' outcomes (the work, pickled) by what they replayed, the least recently used let go first.
     Unpickling one is about a tenth of the replay's time, which grows with the run: each turn's request is
     built and checked again."""
 
     def __init__(self, kept: int) -> None:
         self._kept = kept
-        self._work: OrderedDict[str, bytes] = OrderedDict()
+        self._work: OrderedDict[str, Kept] = OrderedDict()
         self._lock = threading.Lock()  # the page's sessions run in threads of one process
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str) -> Kept | None:
         with self._lock:
             work = self._work.get(key)
             if work is not None:
                 self._work.move_to_end(key)
             return work
 
-    def put(self, key: str, work: bytes) -> None:
+    def put(self, key: str, work: Kept) -> None:
         with self._lock:
             self._work[key] = work
             self._work.move_to_end(key)
             while len(self._work) > self._kept:
                 self._work.popitem(last=False)
 
+    def __len__(self) -> int:
+        return len(self._work)
+
     def clear(self) -> None:
         with self._lock:
             self._work.clear()
 
 
-REPLAYED = Replays(REPLAYS_KEPT)
+REPLAYED: Replays[bytes] = Replays(REPLAYS_KEPT)
+STEPPED: Replays[tuple[bytes, Notice | None]] = Replays(STEPS_KEPT)  # the work after a Step, and what it said
 
 
 @dataclass
@@ -288,16 +295,39 @@ class SandboxState:
         for name, value in _WorkUnpickler(io.BytesIO(data), self.builtin, self.uploaded).load().items():
             setattr(self, name, value)
 
-    def _undoable(self, action: Callable[[], Notice | None]) -> Notice | None:
-        """Take `action`, keeping what was before it for Undo; an action that changed nothing keeps nothing."""
+    def _undoable(self, action: Callable[[], Notice | None], shared: str | None = None) -> Notice | None:
+        """Take `action`, keeping what was before it for Undo; an action that changed nothing keeps nothing.
+        `shared` names an action whose outcome any session at the same place shares (a Step): taken from
+        `STEPPED` when another session took it there first."""
         if self.history.replaying:
             return action()
-        before, seen = self._mark(), self._fingerprint()
+        before = self._mark()
+        key = self._step_key(before, shared) if shared else None
+        if key and (stepped := STEPPED.get(key)) is not None:
+            work, notice = stepped
+            self._restore(work)
+            self._keep_for_undo(before)
+            return notice
+        seen = self._fingerprint()
         notice = action()
         if self._fingerprint() != seen:
-            self.history.undo = [*self.history.undo[-(MAX_UNDO - 1):], before]
-            self.history.redo = []
+            self._keep_for_undo(before)
+            if key:
+                STEPPED.put(key, (self._snapshot(), notice))
         return notice
+
+    def _keep_for_undo(self, before: dict[str, Any]) -> None:
+        self.history.undo = [*self.history.undo[-(MAX_UNDO - 1):], before]
+        self.history.redo = []
+
+    def _step_key(self, mark: dict[str, Any], action: str) -> str | None:
+        """What `action` from `mark` gives is a function of: the place (a replay's key, when every session's
+        replay gives the same) and the rest of the mark, which Undo sets after its replay."""
+        place = None if "pickled" in mark else self._replay_key(mark)
+        if place is None:
+            return None
+        return json.dumps([action, place, mark["controls"], mark["model"], mark["looked_at"], mark["past_score"]],
+                          default=str)
 
     def undo(self) -> Notice | None:
         if not self.history.undo:
