@@ -3,7 +3,7 @@ test's sessions left (a test that changes a model would otherwise be served what
 
 import pytest
 
-from agent.page.sandbox_state import REPLAYED, STEPPED
+from agent.page.shared_work import REPLAYED, STEPPED
 
 
 @pytest.fixture(autouse=True)

@@ -14,8 +14,8 @@ from agent.branches import RunTree
 from agent.page import view
 from agent.page.branches_view import branch_caption
 from agent.page.sandbox import ModelKind, Sandbox
-from agent.page.sandbox_state import REPLAYED, STEPPED
 from agent.page.screen import screen_of
+from agent.page.shared_work import REPLAYED, STEPPED
 from agent.summary import console_lines
 
 

@@ -3,9 +3,8 @@
 Every learner action is a method of a layer above; each one that changes the work goes through `_undoable`, which
 keeps what brings it back: for a run a script or the toy played, its settings and the actions since it started
 (replayed, as a link is); for a real model's run or a tree loaded from a file, the whole work pickled. Nothing an
-action drops is out of reach. What a replay of a built-in script's or the toy's run gives is kept for the process's
-every session (`REPLAYED`), and so is what a Step from a place such a replay reaches gives (`STEPPED`): a class on
-one scenario undoes, and hands over the player's Steps, to the same places. The layers: this one,
+action drops is out of reach. What a replay of a built-in script's or the toy's run gives, and what a Step from such
+a place gives, every session of the process shares (`shared_work`). The layers: this one,
 `sandbox_run.SandboxRun` (the controls' actions and stepping), `sandbox_predict.Predicting`,
 `sandbox_past.ChangeThePast` and `sandbox_links.Links`, which is `sandbox.Sandbox`.
 """
@@ -13,14 +12,10 @@ one scenario undoes, and hands over the player's Steps, to the same places. The 
 from __future__ import annotations
 
 import copy
-import io
 import json
-import pickle
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from agent.branches import MAIN, RunTree
 from agent.loop import RunState
@@ -40,48 +35,9 @@ from agent.page.sandbox_values import (
     UndoMarks,
     plural,
 )
+from agent.page.shared_work import REPLAYED, STEPPED, pickle_work, unpickle_work
 from agent.page.view import settings_of
 from agent.scripts import Script
-
-REPLAYS_KEPT = 256  # replays kept for the whole process: 17 KB each at turn 20 of the runaway script
-STEPS_KEPT = 512  # Steps' outcomes kept: a class on a few scenarios, each place of each run
-Kept = TypeVar("Kept")
-
-
-class Replays(Generic[Kept]):
-    """Replays' outcomes (the work, pickled) by what they replayed, the least recently used let go first.
-    Unpickling one is about a tenth of the replay's time, which grows with the run: each turn's request is
-    built and checked again."""
-
-    def __init__(self, kept: int) -> None:
-        self._kept = kept
-        self._work: OrderedDict[str, Kept] = OrderedDict()
-        self._lock = threading.Lock()  # the page's sessions run in threads of one process
-
-    def get(self, key: str) -> Kept | None:
-        with self._lock:
-            work = self._work.get(key)
-            if work is not None:
-                self._work.move_to_end(key)
-            return work
-
-    def put(self, key: str, work: Kept) -> None:
-        with self._lock:
-            self._work[key] = work
-            self._work.move_to_end(key)
-            while len(self._work) > self._kept:
-                self._work.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._work)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._work.clear()
-
-
-REPLAYED: Replays[bytes] = Replays(REPLAYS_KEPT)
-STEPPED: Replays[tuple[bytes, Notice | None]] = Replays(STEPS_KEPT)  # the work after a Step, and what it said
 
 
 @dataclass
@@ -287,12 +243,10 @@ class SandboxState:
                 self.run_model, id(self.tree), self.tree.current, len(self.tree.branches), self.from_file)
 
     def _snapshot(self) -> bytes:
-        buffer = io.BytesIO()
-        _WorkPickler(buffer, self.builtin, self.uploaded).dump({name: getattr(self, name) for name in WORK})
-        return buffer.getvalue()
+        return pickle_work({name: getattr(self, name) for name in WORK}, self.builtin, self.uploaded)
 
     def _restore(self, data: bytes) -> None:
-        for name, value in _WorkUnpickler(io.BytesIO(data), self.builtin, self.uploaded).load().items():
+        for name, value in unpickle_work(data, self.builtin, self.uploaded).items():
             setattr(self, name, value)
 
     def _undoable(self, action: Callable[[], Notice | None], shared: str | None = None) -> Notice | None:
@@ -346,30 +300,3 @@ class SandboxState:
     def replay(self, actions: list[list[Any]]) -> str | None:
         """Take a link's actions in order (`sandbox_links.Links`, which knows every action); Undo replays with it."""
         raise NotImplementedError
-
-
-class _WorkPickler(pickle.Pickler):
-    """Pickles the work with its scripts left out, named (built-in or uploaded, and its name): they never change,
-    and the built-in ones are shared by every session."""
-
-    def __init__(self, file: io.BytesIO, builtin: Mapping[str, Script], uploaded: Mapping[str, Script]) -> None:
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.names = {id(script): (kind, name, script) for kind, scripts in (("builtin", builtin),
-                                                                             ("uploaded", uploaded))
-                      for name, script in scripts.items()}
-
-    def persistent_id(self, obj: Any) -> tuple[str, str] | None:
-        named = self.names.get(id(obj))
-        return (named[0], named[1]) if named is not None and named[2] is obj else None
-
-
-class _WorkUnpickler(pickle.Unpickler):
-    """Unpickles what `_WorkPickler` pickled, putting back this session's script of each name."""
-
-    def __init__(self, file: io.BytesIO, builtin: Mapping[str, Script], uploaded: Mapping[str, Script]) -> None:
-        super().__init__(file)
-        self.scripts = {"builtin": builtin, "uploaded": uploaded}
-
-    def persistent_load(self, pid: Any) -> Script:
-        kind, name = pid
-        return self.scripts[kind][name]
