@@ -87,6 +87,21 @@ def test_the_toy_plays_a_typed_task():
     assert "5" in last.outcome["headline"] and "30" in last.outcome["headline"]
 
 
+def test_two_learners_files_of_one_name_are_two_runs_to_the_frames():
+    from agent.page.frames import frames_key, frames_sent
+
+    said = []
+    for answer in ("four", "five"):
+        box = Sandbox(builtin_scripts())
+        script = {"title": "Mine", "task": "Add 2 and 2", "tools": ["add"], "replies": [
+            {"stop_reason": "end_turn", "content": [{"type": "text", "text": f"It is {answer}."}]}]}
+        assert box.load_script(json.dumps(script).encode(), "mine.json") is None
+        sent = frames_sent(box, frames_key(box))
+        assert sent is not None
+        said.append(json.loads(sent)["messages"][-1])
+    assert [s["content"][0]["text"] for s in said] == ["It is four.", "It is five."]
+
+
 def test_a_run_that_cannot_be_known_ahead_is_refused_in_words(monkeypatch):
     box = Sandbox(builtin=builtin_scripts())
     box.step()

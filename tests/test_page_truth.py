@@ -343,10 +343,8 @@ def test_a_run_too_long_for_the_player_steps_on_the_server_on_start_here(monkeyp
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.setattr(frames, "FRAMES_LIMIT", 5)  # the runaway's 40 turns: too long to play in the browser
-    from views import player_view
-
-    player_view._frames.clear()  # the process's frames, worked out under the usual limit
-    request.addfinalizer(player_view._frames.clear)  # ... and none worked out under this one outlives the test
+    frames.FRAMES_SENT.clear()  # the process's frames, worked out under the usual limit
+    request.addfinalizer(frames.FRAMES_SENT.clear)  # ... and none worked out under this one outlives the test
     at = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=60)
     for name, value in to_query(Link(script="runaway", layout=Layout.START, predicting=False)).items():
         at.query_params[name] = value

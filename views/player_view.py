@@ -16,7 +16,7 @@ from typing import Any
 
 import streamlit as st
 
-from agent.page.frames import NotPlayable, frames_of, playable, start_of
+from agent.page.frames import frames_key, frames_sent, playable, start_of
 from agent.page.html_cards import CARDS_CSS
 from agent.page.player_html import player_file
 from agent.page.sandbox import Notice, Sandbox
@@ -46,26 +46,7 @@ def usable(box: Sandbox) -> bool:
     """Whether the run on screen plays in the browser: a script's or the toy's, with no fork, edit or fault, of
     at most FRAMES_LIMIT Steps, and its settings as they are (a new task typed starts a new run with the next
     Step: the server's)."""
-    return playable(box) is None and not box.settings_changed and _frames(frames_key(box), box) is not None
-
-
-def frames_key(box: Sandbox) -> str:
-    """What a run's frames are a function of: its model, script and settings, and whether it predicts."""
-    run = box.run
-    said = [box.run_model.value, box.script, run.task, run.system, run.tool_names, run.max_turns,
-            run.max_tokens, run.threads, box.predicting, box.scenario]
-    return hashlib.sha256(json.dumps(said, default=str).encode()).hexdigest()
-
-
-@st.cache_resource(max_entries=256, show_spinner=False)
-def _frames(key: str, _box: Sandbox) -> bytes | None:
-    """A run's frames as JSON, worked out once for its settings: every learner on the same scenario shares them,
-    and a rerun neither copies nor serialises them again. None: too long a run to play in the browser."""
-    try:
-        frames = frames_of(_box)
-    except NotPlayable:
-        return None
-    return json.dumps({**frames.to_dict(), "key": key}, ensure_ascii=False, separators=(",", ":")).encode()
+    return playable(box) is None and not box.settings_changed and frames_sent(box, frames_key(box)) is not None
 
 
 def take_up(box: Sandbox, said: Any) -> None:
@@ -93,7 +74,7 @@ def lost(sent: PlayerSent) -> None:
 def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Callable[..., Any]) -> None:
     """The player, from where the Sandbox's run stands; `query` is the address the page writes for it."""
     key = frames_key(box)
-    frames = _frames(key, box)
+    frames = frames_sent(box, key)
     start = start_of(box)
     version = hashlib.sha256(json.dumps([key, start, query, box.page.player.taken]).encode()).hexdigest()[:16]
     box.page.player.version = version

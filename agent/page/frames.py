@@ -12,6 +12,7 @@ of them it holds.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ from agent.page.names import ModelKind
 from agent.page.predict import Verdict, questions_for
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen, deciding_line, screen_of
+from agent.page.shared_work import Outcomes
 from agent.page.terms import TERMS, first_terms
 from agent.summary import message_line
 
@@ -34,6 +36,9 @@ GRAPH_TURNS = 5
 the browser lays the graph out again on every Step, at a cost that grows with its size (bench/page_step.py)."""
 FRAMES_LIMIT = 200
 """Steps a player's run holds at most: a turn limit of 500 is the page's, not a lesson's to replay in a browser."""
+FRAMES_KEPT = 256  # runs' frames kept for the process, as JSON: a class on a few scenarios shares them
+FRAMES_SENT: Outcomes[bytes] = Outcomes(FRAMES_KEPT)
+TOO_LONG = b""  # kept for a run too long to play, so it is not stepped to its end again
 
 
 class NotPlayable(ValueError):
@@ -269,3 +274,28 @@ def start_of(box: Sandbox) -> dict[str, Any]:
             "asked": bool(questions),
             "picks": [v.picked for v in box.verdicts()],
             "score": list(box.score)}
+
+
+def frames_key(box: Sandbox) -> str:
+    """What a run's frames are a function of: its model, script and settings, and whether it predicts. A script
+    from a file is named by what it holds: two learners' files of the same name are two scripts."""
+    run = box.run
+    script = box.script if box.script in box.builtin else box.picked_script.to_dict()
+    said = [box.run_model.value, script, run.task, run.system, run.tool_names, run.max_turns,
+            run.max_tokens, run.threads, box.predicting, box.scenario]
+    return hashlib.sha256(json.dumps(said, default=str).encode()).hexdigest()
+
+
+def frames_sent(box: Sandbox, key: str) -> bytes | None:
+    """The frames of the run on screen as the page sends them (JSON, with their `key`), worked out once for the
+    process: every learner on the same scenario shares them. None: a run too long to play in the browser."""
+    sent = FRAMES_SENT.get(key)
+    if sent is None:
+        try:
+            frames = frames_of(box)
+        except NotPlayable:
+            sent = TOO_LONG
+        else:
+            sent = json.dumps({**frames.to_dict(), "key": key}, ensure_ascii=False, separators=(",", ":")).encode()
+        FRAMES_SENT.put(key, sent)
+    return sent or None

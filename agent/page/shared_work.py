@@ -3,7 +3,8 @@
 A built-in script's or the toy's run is the same in every session that took the same actions, so what one
 session's replay (Undo) or Step gave is kept for the process and taken by the next session at that place: a class
 on one scenario works each place out once. A session with a script of its own from a file keeps to itself
-(`SandboxState._replay_key`). The work is pickled with its scripts named, not copied: they never change.
+(`SandboxState._replay_key`). The work is pickled with its scripts named, not copied: they never change. A run's
+frames are kept the same way (`frames.FRAMES_SENT`).
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ Kept = TypeVar("Kept")
 
 
 class Outcomes(Generic[Kept]):
-    """What replays or Steps gave (the work, pickled), by what they are a function of, the least recently used let
-    go first. Unpickling one is about a tenth of a replay's time, which grows with the run: each turn's request is
-    built and checked again."""
+    """What a piece of work gave (a replay's or a Step's work pickled, a run's frames), by what it is a function of,
+    the least recently used let go first. Unpickling a replay's is about a tenth of the replay's time, which grows
+    with the run: each turn's request is built and checked again."""
 
     def __init__(self, kept: int) -> None:
         self._kept = kept
@@ -57,7 +58,6 @@ class Outcomes(Generic[Kept]):
 
 REPLAYED: Outcomes[bytes] = Outcomes(REPLAYS_KEPT)
 STEPPED: Outcomes[tuple[bytes, Notice | None]] = Outcomes(STEPS_KEPT)  # the work after a Step, and what it said
-
 
 
 def pickle_work(work: dict[str, Any], builtin: Mapping[str, Script], uploaded: Mapping[str, Script]) -> bytes:
