@@ -289,13 +289,12 @@ def frames_key(box: Sandbox) -> str:
 def frames_sent(box: Sandbox, key: str) -> bytes | None:
     """The frames of the run on screen as the page sends them (JSON, with their `key`), worked out once for the
     process: every learner on the same scenario shares them. None: a run too long to play in the browser."""
-    sent = FRAMES_SENT.get(key)
-    if sent is None:
+
+    def make() -> bytes:
         try:
             frames = frames_of(box)
         except NotPlayable:
-            sent = TOO_LONG
-        else:
-            sent = json.dumps({**frames.to_dict(), "key": key}, ensure_ascii=False, separators=(",", ":")).encode()
-        FRAMES_SENT.put(key, sent)
-    return sent or None
+            return TOO_LONG
+        return json.dumps({**frames.to_dict(), "key": key}, ensure_ascii=False, separators=(",", ":")).encode()
+
+    return FRAMES_SENT.made(key, make) or None

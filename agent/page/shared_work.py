@@ -13,7 +13,7 @@ import io
 import pickle
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 from agent.page.sandbox_values import Notice
@@ -33,6 +33,7 @@ class Outcomes(Generic[Kept]):
         self._kept = kept
         self._work: OrderedDict[str, Kept] = OrderedDict()
         self._lock = threading.Lock()  # the page's sessions run in threads of one process
+        self._making = threading.Lock()
 
     def get(self, key: str) -> Kept | None:
         with self._lock:
@@ -47,6 +48,18 @@ class Outcomes(Generic[Kept]):
             self._work.move_to_end(key)
             while len(self._work) > self._kept:
                 self._work.popitem(last=False)
+
+    def made(self, key: str, make: Callable[[], Kept]) -> Kept:
+        """What is kept for `key`, made by `make` when nothing is: while one session makes it, the others that ask
+        for it wait and take it (a class joining at once would otherwise each make it)."""
+        kept = self.get(key)
+        if kept is None:
+            with self._making:
+                kept = self.get(key)
+                if kept is None:
+                    kept = make()
+                    self.put(key, kept)
+        return kept
 
     def __len__(self) -> int:
         return len(self._work)
