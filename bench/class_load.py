@@ -162,7 +162,7 @@ async def player_learner(url: str, rng: random.Random, joined: asyncio.Semaphore
         session = await StreamlitSession.open(url, query_string=PLAYER_PAGE)
         tally.join_ms.append((time.perf_counter() - began) * 1000)
     name = next(n for n in session.components if n.endswith("loop_sandbox.player"))
-    player_id, data = session.components[name][0], json.loads(session.components[name][1])
+    player_id, data = session.components[name][0], json.loads(session.components[name][1])[0]
     at, played = data["start"]["at"], []
     await start.wait()
     await asyncio.sleep(rng.uniform(0, 3))
@@ -179,11 +179,11 @@ async def player_learner(url: str, rng: random.Random, joined: asyncio.Semaphore
                            "id": f"{data['version']}:{len(played)}"}}
         handed = await session.rerun([WidgetState(id=player_id, json_value=json.dumps(said))],
                                      session.component_fragments[name])  # the player's fragment, as a browser
-        data = json.loads(session.components[name][1])
+        data = json.loads(session.components[name][1])[0]
         if data["start"]["at"] != at:
             tally.wrong.append(f"handed {len(played)} actions at {at}: the server drew {data['start']['at']}")
         undone = await session.rerun(*session.press("Undo"))
-        data = json.loads(session.components[name][1])
+        data = json.loads(session.components[name][1])[0]
         at, played = data["start"]["at"], []
         for outcome in (handed, undone):
             if window[0] <= pressed_at:

@@ -24,7 +24,7 @@ def server():
 def player_of(session: StreamlitSession) -> tuple[str, str, dict]:
     """The player component's name, fragment and data as the page last drew it."""
     name = next(n for n in session.components if n.endswith(PLAYER))
-    return name, session.component_fragments[name], json.loads(session.components[name][1])
+    return name, session.component_fragments[name], json.loads(session.components[name][1])[0]
 
 
 async def hand_over(session: StreamlitSession, played: str):

@@ -35,11 +35,31 @@ VIZ = st.components.v2.component(
     "loop_sandbox.graphviz",
     js=f"if (typeof globalThis.Viz === 'undefined') {{\n{player_file('viz-global.js')}\n}}\n"
        "export default function () {}\n")
+# The frames' element carries the player's code too (drawn once a page, as the frames are), and hands the page its
+# mountOnPage; the player's own element, drawn every run, is then a few lines, not the player's 31 KB again.
 FRAMES = st.components.v2.component(  # the same element while the run's settings stay: sent once, then referred to
-    "loop_sandbox.frames", js=f"{player_file('player.js')}\nexport default holdFrames;\n")
+    "loop_sandbox.frames",
+    js=f"{player_file('player.js')}\nglobalThis.loopSandboxMountOnPage ||= mountOnPage;\nexport default holdFrames;\n")
+MOUNT_WHEN_LOADED = """
+// The player's code comes with the frames' element (views/player_view.py): mounted as soon as it is here, and
+// asked for again (with the frames) by a page that does not have it after a while.
+const ASK_AFTER_MS = 1500;
+export default function (component) {
+  const started = Date.now();
+  let asked = false;
+  const mount = () => {
+    if (globalThis.loopSandboxMountOnPage) return globalThis.loopSandboxMountOnPage(component);
+    if (!asked && Date.now() - started > ASK_AFTER_MS) {
+      asked = true;
+      component.setTriggerValue("frames_wanted", true);
+    }
+    setTimeout(mount, 20);
+  };
+  mount();
+}
+"""
 PLAYER = st.components.v2.component(
-    "loop_sandbox.player", css=f"{CARDS_CSS}\n{player_file('player.css')}",
-    js=f"{player_file('player.js')}\nexport default mountOnPage;\n")
+    "loop_sandbox.player", css=f"{CARDS_CSS}\n{player_file('player.css')}", js=MOUNT_WHEN_LOADED)
 
 
 def usable(box: Sandbox) -> bool:
@@ -101,7 +121,8 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
     # The version in the container's key: drawn with the page's other elements, it tells a player on screen that
     # a newer one is coming (its own component mounts a moment later), so a key pressed between waits for it.
     with st.container(key=f"{VERSION_KEY}{version}"):
-        PLAYER(key=KEY, data={"frames_key": key, "start": start, "query": query, "next": next_label,
-                              "version": version, "taken": box.page.player.taken, "page": PAGE},
+        # In a list: Streamlit looks for dataframes among a dict's values, over a millisecond a run for these.
+        PLAYER(key=KEY, data=[{"frames_key": key, "start": start, "query": query, "next": next_label,
+                               "version": version, "taken": box.page.player.taken, "page": PAGE}],
                on_next_scenario_change=next_scenario, on_played_change=box.page.widget_began,
                on_frames_wanted_change=frames_wanted)

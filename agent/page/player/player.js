@@ -588,21 +588,22 @@ export function mount(root, data) {
   return new Player(root, data);
 }
 
-// The Streamlit page's custom component (v2). `data` is {frames, start, query, next, version, taken}: the same
-// version keeps the player where the learner took it; a new one (after a server action) starts it afresh, where
-// the server's run stands, and lets go of a click held for the server to catch up.
+// The Streamlit page's custom component (v2). Its data is [{frames_key, start, query, next, version, taken,
+// page}] (views/player_view.py): the same version keeps the player where the learner took it; a new one (after a
+// server action) starts it afresh, where the server's run stands, and lets go of a click held for the server.
 export function mountOnPage(component) {
-  const frames = framesHeld().get(component.data.frames_key);
+  const [said] = component.data;
+  const frames = framesHeld().get(said.frames_key);
   // Not here yet: mounted when they come (by this module's own mountWith: its keys and held clicks).
   if (!frames) {
-    framesAwaited().set(component.data.frames_key, (came) => mountWith(component, came));
+    framesAwaited().set(said.frames_key, (came) => mountWith(component, said, came));
     // The host sends them once a page: a page that has lost them asks again, if they do not come on their own.
     setTimeout(() => {
-      if (framesAwaited().has(component.data.frames_key)) component.setTriggerValue("frames_wanted", true);
+      if (framesAwaited().has(said.frames_key)) component.setTriggerValue("frames_wanted", true);
     }, FRAMES_GRACE_MS);
     return;
   }
-  mountWith(component, frames);
+  mountWith(component, said, frames);
 }
 
 // The frames come in an element of their own that stays the same while the run's settings do (Streamlit then
@@ -625,9 +626,9 @@ export function holdFrames({ data }) {
   if (mount) mount(frames);
 }
 
-function mountWith(component, frames) {
+function mountWith(component, said, frames) {
   const { parentElement, setTriggerValue, setStateValue } = component;
-  const data = { ...component.data, frames };
+  const data = { ...said, frames };
   let root = parentElement.querySelector(".lsp");
   if (!root) {
     root = document.createElement("div");
