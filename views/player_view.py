@@ -1,8 +1,8 @@
 """The player on the page: a script's or the toy's run drawn in the browser, so a Step is no rerun.
 
-Three custom components (Streamlit's v2): Graphviz as WebAssembly and the run's frames (worked out once per run's
-settings and shared by every session), each the same element while they stay the same, so Streamlit sends it once
-and a reference after; and the player, with where the server's run stands. The player keeps what the
+Three custom components (Streamlit's v2): Graphviz as WebAssembly, and the run's frames with the player's code (the
+frames worked out once per run's settings and shared by every session), each drawn once a page; and the player,
+a few lines drawn every run with where the server's run stands. The player keeps what the
 learner did and hands it over before the page's next server action (its component state, `played`); `take_up`
 replays it through the Sandbox's own methods, so a link, Undo and the score stay true.
 """
