@@ -44,3 +44,20 @@ def test_what_is_kept_empty_is_kept():
     for _ in range(2):
         assert kept.made("too long", lambda: made.append(1) or b"") == b""
     assert made == [1]
+
+
+def test_one_key_being_made_does_not_hold_up_another():
+    kept: Outcomes[bytes] = Outcomes(4)
+    other_made = threading.Event()
+    waited = []
+
+    def slow() -> bytes:  # made while another key is: it waits for that one
+        waited.append(other_made.wait(timeout=5))
+        return b"runaway"
+
+    first = threading.Thread(target=lambda: kept.made("runaway", slow))
+    first.start()
+    time.sleep(0.05)  # the first key is being made
+    assert kept.made("add_then_answer", lambda: other_made.set() or b"reference") == b"reference"
+    first.join()
+    assert waited == [True] and kept.get("runaway") == b"runaway"

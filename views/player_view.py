@@ -41,21 +41,31 @@ FRAMES = st.components.v2.component(  # the same element while the run's setting
     "loop_sandbox.frames",
     js=f"{player_file('player.js')}\nglobalThis.loopSandboxMountOnPage ||= mountOnPage;\nexport default holdFrames;\n")
 MOUNT_WHEN_LOADED = """
-// The player's code comes with the frames' element (views/player_view.py): mounted as soon as it is here, and
-// asked for again (with the frames) by a page that does not have it after a while.
+// The player's code comes with the frames' element (views/player_view.py): the newest player drawn is mounted as
+// soon as it is here (one wait, however many runs drew a player meanwhile), and a page that still lacks it after a
+// while asks for it again, with the frames.
 const ASK_AFTER_MS = 1500;
+let newest = null;
 export default function (component) {
+  if (globalThis.loopSandboxMountOnPage) return globalThis.loopSandboxMountOnPage(component);
+  const waiting = newest !== null;
+  newest = component;
+  if (waiting) return;
   const started = Date.now();
   let asked = false;
-  const mount = () => {
-    if (globalThis.loopSandboxMountOnPage) return globalThis.loopSandboxMountOnPage(component);
+  const look = () => {
+    if (globalThis.loopSandboxMountOnPage) {
+      const drawn = newest;
+      newest = null;
+      return globalThis.loopSandboxMountOnPage(drawn);
+    }
     if (!asked && Date.now() - started > ASK_AFTER_MS) {
       asked = true;
-      component.setTriggerValue("frames_wanted", true);
+      newest.setTriggerValue("frames_wanted", true);
     }
-    setTimeout(mount, 20);
+    setTimeout(look, 50);
   };
-  mount();
+  look();
 }
 """
 PLAYER = st.components.v2.component(

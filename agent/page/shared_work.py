@@ -33,7 +33,7 @@ class Outcomes(Generic[Kept]):
         self._kept = kept
         self._work: OrderedDict[str, Kept] = OrderedDict()
         self._lock = threading.Lock()  # the page's sessions run in threads of one process
-        self._making = threading.Lock()
+        self._making: dict[str, threading.Lock] = {}  # a lock for each key being made: other keys go on meanwhile
 
     def get(self, key: str) -> Kept | None:
         with self._lock:
@@ -53,12 +53,17 @@ class Outcomes(Generic[Kept]):
         """What is kept for `key`, made by `make` when nothing is: while one session makes it, the others that ask
         for it wait and take it (a class joining at once would otherwise each make it)."""
         kept = self.get(key)
-        if kept is None:
-            with self._making:
-                kept = self.get(key)
-                if kept is None:
-                    kept = make()
-                    self.put(key, kept)
+        if kept is not None:
+            return kept
+        with self._lock:
+            making = self._making.setdefault(key, threading.Lock())
+        with making:
+            kept = self.get(key)
+            if kept is None:
+                kept = make()
+                self.put(key, kept)
+        with self._lock:
+            self._making.pop(key, None)
         return kept
 
     def __len__(self) -> int:
