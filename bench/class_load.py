@@ -87,7 +87,6 @@ from load_servers import (  # noqa: E402
     settle,
 )
 from page_step import RUNAWAY_TITLE, write_trivial_app  # noqa: E402
-from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from streamlit_session import SessionGone, StreamlitSession  # noqa: E402
 
 JOINING_AT_ONCE = 10  # learners opening the page at the same moment while a level fills
@@ -153,21 +152,23 @@ SERVER_ACTION_EVERY = 8  # a learner with the player turns to a server action (h
 
 async def player_learner(url: str, rng: random.Random, joined: asyncio.Semaphore, start: asyncio.Event,
                          window: list[float], tally: Tally) -> None:
-    """Start here with the player: Steps every 2-4 s in the browser, which send nothing; now and then Undo, which
-    sends what the browser then sends: the player's actions (its component state: a run of the player's fragment),
-    then the click (a run of the whole page).
-    Both runs are timed as what reaches the server; each must show the run where the learner left it."""
+    """Start here with the player: Steps every 2-4 s in the browser, which send nothing; now and then a server
+    action the player asks for itself, which sends what the browser then sends: one trigger carrying the player's
+    actions since the server's last word, and the action (here Undo past what the player did itself; the next
+    scenario goes the same way). That one run of the player's fragment is timed as what reaches the server; it must
+    show the run where the learner left it, one action back."""
     async with joined:
         began = time.perf_counter()
         session = await StreamlitSession.open(url, query_string=PLAYER_PAGE)
         tally.join_ms.append((time.perf_counter() - began) * 1000)
     name = next(n for n in session.components if n.endswith("loop_sandbox.player"))
-    player_id, data = session.components[name][0], json.loads(session.components[name][1])[0]
+    data = json.loads(session.components[name][1])[0]
     at, played = data["start"]["at"], []
     await start.wait()
     await asyncio.sleep(rng.uniform(0, 3))
     while time.monotonic() < window[1]:
         await asyncio.sleep(rng.uniform(2, 4))
+        before = at
         played.append("s" if at < RUNAWAY_STEPS else "r")  # in the browser: nothing sent
         tally.browser_steps += window[0] <= time.monotonic() < window[1]
         at = at + 1 if at < RUNAWAY_STEPS else 0
@@ -175,20 +176,15 @@ async def player_learner(url: str, rng: random.Random, joined: asyncio.Semaphore
         if rng.randrange(SERVER_ACTION_EVERY) or time.monotonic() >= window[1]:
             continue
         pressed_at = time.monotonic()
-        said = {"played": {"base": data["version"], "played": ".".join(played),
-                           "id": f"{data['version']}:{len(played)}"}}
-        handed = await session.rerun([WidgetState(id=player_id, json_value=json.dumps(said))],
-                                     session.component_fragments[name])  # the player's fragment, as a browser
+        said = {"base": data["version"], "played": ".".join(played), "id": f"{data['version']}:{len(played)}:undo"}
+        undone = await session.rerun(session.trigger(name, "undo", said), session.component_fragments[name])
         data = json.loads(session.components[name][1])[0]
-        if data["start"]["at"] != at:
-            tally.wrong.append(f"handed {len(played)} actions at {at}: the server drew {data['start']['at']}")
-        undone = await session.rerun(*session.press("Undo"))
-        data = json.loads(session.components[name][1])[0]
+        if data["start"]["at"] != before:
+            tally.wrong.append(f"Undo after {len(played)} actions at {at}: the server drew {data['start']['at']}")
         at, played = data["start"]["at"], []
-        for outcome in (handed, undone):
-            if window[0] <= pressed_at:
-                tally.step_ms.append(outcome.seconds * 1000)
-                tally.steps.append((pressed_at, outcome.seconds * 1000))
+        if window[0] <= pressed_at:
+            tally.step_ms.append(undone.seconds * 1000)
+            tally.steps.append((pressed_at, undone.seconds * 1000))
     await session.close()
 
 
@@ -433,7 +429,7 @@ def main() -> int:
                              "at each level and for Steps back to back: the stall views/launcher.py removes")
     parser.add_argument("--pages", default="trivial,sandbox",
                         help="trivial, sandbox (Steps on the server, All controls), player (Start here's player: "
-                             "Steps in the browser, now and then Undo)")
+                             "Steps in the browser, now and then an Undo the server takes)")
     parser.add_argument("--app", type=Path, default=ROOT / "sandbox_app.py", help="the page to load")
     args = parser.parse_args()
     levels = [int(n) for n in args.levels.split(",")]

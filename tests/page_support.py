@@ -124,6 +124,13 @@ def lit_lines(code: str) -> list[str]:
     return [re.sub(r"<[^>]+>", "", row) for row in rows if row.startswith(" ls-lit")]
 
 
+def hand_over(at: AppTest, played: str) -> AppTest:
+    """The player's actions (`s.s.u`: Step, Step, Undo) taken up by the server as its hand-over takes them, and the
+    page's next run: AppTest runs no JavaScript (tests/test_player_page.py clicks the player in Chromium)."""
+    assert at.session_state["sandbox"].take_played(played) is None
+    return run(at)
+
+
 def played(at: AppTest, steps: int = 1, until_done: bool = False) -> AppTest:
     """What the player hands the server on Start here (tests/test_browser_start_here.py clicks it in Chromium):
     Steps in the browser, each question answered right, taken up through the Sandbox's `take_played`; then the

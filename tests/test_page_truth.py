@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from page_support import ROOT, click, full_page, pick_script, played, run, unescaped
+from page_support import ROOT, click, full_page, hand_over, pick_script, played, run, unescaped
 from streamlit.testing.v1 import AppTest
 
 from agent.page import view
@@ -174,7 +174,7 @@ def test_copy_link_of_a_real_run_with_a_base_url_says_the_base_url_is_left_out()
 # ---- point 12: Start here has Redo (key Y) and Copy link; every key its caption lists presses a button there ------
 
 
-def test_start_here_has_redo_and_copy_link_and_every_key_it_lists_has_its_button(monkeypatch):
+def test_start_here_has_redo_and_copy_link_and_every_key_it_lists_is_the_players(monkeypatch):
     from agent.page.keys import KEYS
     from views.start_here import PLAYER_KEYS_CAPTION
 
@@ -185,14 +185,14 @@ def test_start_here_has_redo_and_copy_link_and_every_key_it_lists_has_its_button
     at = played(at)  # what the player hands over: a Step and the right answers
     turn = box.run.turn
     assert turn == 1
-    at = run(at.button(key="undo").click())
+    at = hand_over(at, "u")  # the player's Undo and Redo (tests/test_player_page.py clicks them in Chromium)
     assert box.run.turn < turn or box.open_question() is not None
-    at = run(at.button(key="redo").click())
+    at = hand_over(at, "y")
     assert box.run.turn == turn and box.open_question() is None
-    keys = {b.key for b in at.button}
-    player_keys = {"S", "E", "R", "Space", "←", "→", "1", "4"}  # the player's own (tests/test_browser_start_here.py)
-    listed = {widget for shown, _, widget in KEYS if f"**{shown}**" in PLAYER_KEYS_CAPTION and shown not in player_keys}
-    assert listed == {"undo", "redo"} and listed <= keys, listed - keys
+    player_keys = {"S", "E", "R", "Z", "Y", "Space", "←", "→", "1", "4"}  # the player's own, all of them
+    listed = {shown for shown, _, _ in KEYS if f"**{shown}**" in PLAYER_KEYS_CAPTION}
+    assert listed <= player_keys and {"Z", "Y"} <= listed, listed - player_keys
+    assert not any(b.key in ("undo", "redo") for b in at.button)  # one renderer: the player's, not Streamlit's too
     at = run(at.button(key="copy_link").click())
     assert any("controls=start" in c.value for c in at.code)  # the dialog's link opens Start here again
 
@@ -378,8 +378,8 @@ def test_graphviz_and_the_frames_are_drawn_once_a_page_until_the_run_changes(mon
     for name, value in to_query(Link(script="runaway", layout=Layout.START, predicting=False)).items():
         at.query_params[name] = value
     at = played(run(at), steps=2)
-    at = run(at.button(key="undo").click())  # server actions: where the run stands, not 2 MB again
-    at = run(at.button(key="redo").click())
+    at = hand_over(at, "u")  # server runs: where the run stands, not 2 MB again
+    at = hand_over(at, "y")
     assert drawn == ["VIZ", "FRAMES"]
     at = run(at.toggle(key="predicting").set_value(True))  # other frames (each turn asks): those, not Graphviz
     assert drawn == ["VIZ", "FRAMES", "FRAMES"]

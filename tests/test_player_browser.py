@@ -162,3 +162,53 @@ def test_a_notebook_executed_and_converted_steps_in_chromium(chromium, tmp_path)
     expect(second.locator(".lsp-graph svg")).to_be_visible(timeout=15_000)
     shot(page, "player-notebook.png")
     assert errors == []
+
+
+@pytest.mark.parametrize(("script", "seed"), [("add_then_answer", 7), ("add_then_answer", 11),
+                                            ("two_file_search", 23)])
+def test_undo_and_redo_in_the_player_land_where_the_servers_do(chromium, tmp_path, script, seed):  # noqa: F811
+    """The player's Undo and Redo of its own actions happen in the browser: after any mix of Steps, answers, looks
+    back, Resets, Undos and Redos, it shows what the page's server shows once it takes the same actions up."""
+    import random
+
+    from agent.page.frames import frames_of, start_of
+    from agent.page.names import Layout
+    from agent.page.sandbox import Sandbox
+    from agent.page.view import builtin_scripts
+
+    run = export(tmp_path, script, "--predict")
+    page, requests, errors = open_file(chromium, run.as_uri())
+    page.get_by_role("button", name="Step").wait_for()
+    box = Sandbox(builtin=builtin_scripts(), script=script)
+    box.set_layout(Layout.START)
+    box.set_predicting(True)
+    frames = frames_of(box).frames
+    rng = random.Random(seed)
+    keys = ["s", "s", "e", "r", "z", "z", "y", "1", "2", "3", "ArrowLeft", "End"]
+    pressed: list[str] = []
+    for _ in range(60):
+        asking = page.locator(".lsp-choices").count() > 0
+        key = rng.choice([k for k in keys if not (asking and k in ("ArrowLeft", "End"))])
+        looked = int(page.get_by_role("slider", name="Turn looked at").input_value())
+        word = {"z": "u", "ArrowLeft": f"l{max(0, looked - 1)}", "End": "l"}.get(key, key)
+        page.keyboard.press(key)
+        pressed.append(key)
+        if not (asking and word in ("s", "e")):  # the player's Step waits for the answer; the server's would not
+            box.take_played(f"p{int(word) - 1}" if word.isdigit() else word)
+        start = start_of(box)
+        frame = frames[start["at"]]
+        questions = frame.questions
+        open_now = start["asked"] and len(start["picks"]) < len(questions)
+        right, answered = start["score"]
+        said = f"after the keys {' '.join(pressed)}"
+        expect_status = frame.asking_status if open_now else frame.status
+        assert page.locator(".lsp-status-text").inner_text() == expect_status, said
+        assert page.locator(".lsp-score").inner_text() == (f"Predictions: {right} right of {answered}" if answered
+                                                             else "No predictions yet"), said
+        if not open_now:
+            turn = start["look"] if start["look"] is not None else frame.turn
+            assert page.get_by_role("slider", name="Turn looked at").input_value() == str(turn), said
+        else:
+            prompt = questions[len(start["picks"])].prompt.replace("`", "")  # `code` is drawn as code
+            assert prompt in page.locator(".lsp-choices").inner_text(), said
+    assert errors == [] and requests == [run.as_uri()]

@@ -53,12 +53,23 @@ def test_steps_and_answers_in_the_player_send_nothing_and_undo_takes_back_the_la
     assert len(sent) == before, "a Step, an answer or a look back in the player went to the server"
     shot(page, f"player-page-turn-1-{width}.png")
 
-    server_click(page, "Undo")  # the server first takes what the player did, then undoes
+    page.get_by_role("button", name="Undo", exact=True).click()  # the player's own actions: in the browser too
     expect(page.get_by_text("How many messages will the next request's")).to_be_visible()
     expect(page.get_by_text("Predictions: 1 right of 1")).to_be_visible()
-    server_click(page, "Redo")
+    page.get_by_role("button", name="Redo", exact=True).click()
     expect(page.get_by_text("Predictions: 2 right of 2")).to_be_visible()
     expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 1 tool call")
+    page.wait_for_timeout(300)
+    assert len(sent) == before, "an Undo or a Redo of what the player did went to the server"
+    for _ in range(3):  # the answers and the Step taken back, in the browser; then the server's Undo: nothing left
+        page.get_by_role("button", name="Undo", exact=True).click()
+    expect(page.locator(STATUS)).to_have_text("turn 0 of 40 · 1 message · 0 tool calls")
+    page.get_by_role("button", name="Undo", exact=True).click()
+    wait_for_idle(page)
+    expect(page.get_by_text("Nothing to undo.")).to_be_visible()
+    assert len(sent) > before  # that one went to the server, with what the player did
+    page.get_by_role("button", name="Redo", exact=True).click()  # the server's Redo, of what it was handed
+    expect(page.get_by_text("Turn 1's reply is back. What does the loop do now?")).to_be_visible()
     no_exception_box(page)
     page.context.close()
 
@@ -70,14 +81,18 @@ def test_the_undo_key_after_browser_steps_acts_on_the_run_as_seen(chromium, sand
     for turn in (1, 2, 3):
         page.keyboard.press("s")
         expect(page.locator(STATUS)).to_contain_text(f"turn {turn} of 40")
-    page.keyboard.press("z")  # Undo, a server action: it undoes turn 3, not the start
-    wait_for_idle(page)
+    page.keyboard.press("z")  # Undo, in the browser: it undoes turn 3, not the start
     expect(page.locator(STATUS)).to_contain_text("turn 2 of 40")
-    page.keyboard.press("s")  # at once: the player the server drew takes it
+    page.keyboard.press("s")
     expect(page.locator(STATUS)).to_contain_text("turn 3 of 40")
-    page.keyboard.press("y")  # Redo after a new Step: nothing to redo, said in words
+    page.keyboard.press("y")  # Redo after a new Step: the server's, with nothing to redo, said in words
+    page.keyboard.press("s")  # at once: the player the server draws takes it
     wait_for_idle(page)
-    expect(page.locator(STATUS)).to_contain_text("turn 3 of 40")
+    expect(page.get_by_text("Nothing to redo.")).to_be_visible()
+    expect(page.locator(STATUS)).to_contain_text("turn 4 of 40")
+    page.reload()  # the address holds every action, the Undo among them
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_contain_text("turn 4 of 40", timeout=20_000)
     no_exception_box(page)
     page.context.close()
 
@@ -155,12 +170,13 @@ def test_a_page_that_lost_the_frames_asks_and_gets_them_again(chromium, sandbox)
     page, _ = open_start_here(chromium, f"{sandbox.url}/?controls=start&script=runaway&predict=off")
     page.keyboard.press("s")
     page.keyboard.press("s")
-    server_click(page, "Undo")
+    page.keyboard.press("z")  # the player's own Undo
     expect(page.locator(STATUS)).to_contain_text("turn 1 of 40")
     page.evaluate("() => globalThis.loopSandboxFrames.clear()")  # a page that lost them
-    server_click(page, "Redo")  # the server, which sent them once, does not send them again
-    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40", timeout=10_000)  # it asked, and they came
+    server_click(page, "Copy link")  # a server run: the server, which sent them once, does not send them again
+    page.keyboard.press("Escape")
+    expect(page.locator(STATUS)).to_contain_text("turn 1 of 40", timeout=10_000)  # it asked, and they came
     page.keyboard.press("s")
-    expect(page.locator(STATUS)).to_contain_text("turn 3 of 40")
+    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40")
     no_exception_box(page)
     page.context.close()

@@ -1,5 +1,6 @@
 """A learner's random walk through an exported run in Chromium: the rules are what a person does (keys, the
-buttons, the Predict switch), the invariants are what the screen must say after each, held to the frames."""
+buttons, the Predict switch, Undo and Redo), the invariants are what the screen must say after each, held to the
+frames."""
 
 from __future__ import annotations
 
@@ -36,12 +37,26 @@ class PlayerWalk(RuleBasedStateMachine):
 
     @initialize()
     def start(self):
-        self.page.keyboard.press("r")
+        self.page.reload()  # a fresh player: nothing from the last walk to undo
+        self.page.locator(".lsp-controls").wait_for()
         if not self.page.locator(".lsp-switch input").is_checked():
             self.page.locator(".lsp-switch input").click()
         self.page.locator("body").click(position={"x": 2, "y": 2})
-        self.at, self.look, self.predict, self.asking, self.picks = 0, None, True, False, 0
+        self.at, self.look, self.predict, self.asked_at, self.picks = 0, None, True, None, 0
         self.score = self.read_score()
+        self.undone: list[tuple] = []  # what each undoable action left, as the player keeps it
+        self.redone: list[tuple] = []
+
+    @property
+    def asking(self) -> bool:
+        return self.predict and self.asked_at == self.at and self.picks < len(self.frame.questions)
+
+    def state(self) -> tuple:
+        return self.at, self.look, self.asked_at, self.picks, self.score
+
+    def keep(self) -> None:
+        self.undone.append(self.state())
+        self.redone = []
 
     def read_score(self) -> tuple[int, int]:
         text = self.page.locator(".lsp-score").inner_text()
@@ -62,19 +77,23 @@ class PlayerWalk(RuleBasedStateMachine):
         self.press("s")
         if self.asking or self.at == len(self.frames.frames) - 1:
             return
+        self.keep()
         self.at, self.look, self.picks = self.at + 1, None, 0
-        self.asking = self.predict and bool(self.frame.questions)
+        self.asked_at = self.at if self.predict and self.frame.questions else None
 
     @rule()
     def run_to_end(self):
         self.press("e")
-        if not self.asking:
-            self.at, self.look = len(self.frames.frames) - 1, None
+        if not self.asking and self.at < len(self.frames.frames) - 1:
+            self.keep()
+            self.at, self.look, self.asked_at, self.picks = len(self.frames.frames) - 1, None, None, 0
 
     @rule()
     def reset(self):
         self.press("r")
-        self.at, self.look, self.asking, self.picks = 0, None, False, 0
+        if self.at > 0:
+            self.keep()
+            self.at, self.look, self.asked_at, self.picks = 0, None, None, 0
 
     @rule(pick=st.integers(0, 3))
     def answer(self, pick):
@@ -82,9 +101,9 @@ class PlayerWalk(RuleBasedStateMachine):
         if not self.asking:
             return
         question = self.frame.questions[self.picks]
+        self.keep()
         self.score = (self.score[0] + (pick == question.right), self.score[1] + 1)
         self.picks += 1
-        self.asking = self.picks < len(self.frame.questions)
 
     @precondition(lambda self: self.asking)
     @rule(pick=st.integers(0, 3))
@@ -107,7 +126,21 @@ class PlayerWalk(RuleBasedStateMachine):
         self.page.locator(".lsp-switch input").click()
         self.predict = not self.predict
         if not self.predict:
-            self.asking = False
+            self.asked_at = None
+
+    @rule(key=st.sampled_from(["z", "y"]))
+    def undo_or_redo(self, key):
+        button = self.page.get_by_role("button", name="Undo" if key == "z" else "Redo", exact=True)
+        button.click() if self.page.locator(".lsp-choices").count() else self.press(key)  # a click and a key
+        taken, kept = (self.undone, self.redone) if key == "z" else (self.redone, self.undone)
+        if taken:
+            kept.append(self.state())
+            self.at, self.look, self.asked_at, self.picks, self.score = taken.pop()
+            self.said = ""
+        else:
+            self.said = "Nothing to undo." if key == "z" else "Nothing to redo."
+        if self.said:
+            assert self.page.locator(".lsp-notice").inner_text() == self.said
 
     @precondition(lambda self: self.page is not None)
     @invariant()
@@ -143,4 +176,4 @@ def test_a_learners_random_walk_through_an_exported_run(player_page):
     run_state_machine_as_test(PlayerWalk, settings=settings(max_examples=15, stateful_step_count=30, deadline=None,
                                                             suppress_health_check=list(HealthCheck)))
     assert page.errors == []
-    assert page.requests == [uri]
+    assert set(page.requests) == {uri}  # the page itself, once a walk: nothing else

@@ -388,3 +388,16 @@ def test_what_a_dropped_tree_held_names_each_branch_by_its_own_turns():
     box.fork(1)
     box.step()
     assert box.work_words() == "a run of 2 turns and 2 branches (2 turns of their own)"
+
+
+def test_the_players_undo_and_redo_are_taken_up_as_the_sandboxs_own(box):
+    """`u` and `y` in what the player hands over are the Sandbox's Undo and Redo, in their place among the rest."""
+    same = Sandbox(builtin=box.builtin, script=box.script)
+    assert box.take_played("s.s.u.s.u.u.y") is None
+    for action in (same.step, same.step, same.undo, same.step, same.undo, same.undo, same.redo):
+        action()
+    assert (box.run.turn, len(box.history.undo), len(box.history.redo)) == (1, 1, 1)
+    assert screen_of(box) == screen_of(same)
+    assert box.take_played("u.u.u") is None  # more than there is to undo: the rest said nothing, as a click's
+    assert box.run.turn == 0 and box.history.undo == []
+    assert "not one the page knows" in (box.take_played("u1") or "")

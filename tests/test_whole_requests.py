@@ -225,3 +225,26 @@ def test_a_refused_request_sent_again_is_refused_again():
     reopen(state)  # send the same conversation again, as the page's "send anyway" does
     step(state, model)
     assert state.result == refused
+
+
+def test_a_run_pickled_and_back_is_the_same_watched_run_and_still_counts_every_edit():
+    """The page keeps runs pickled (Undo, what a Step gave): one comes back as it was, its messages watched
+    containers and shared objects shared, without counting its own unpickling as a change."""
+    import pickle
+
+    from agent.api import watched
+
+    state, model = RunState("go", tool_names=["add"]), three_calls()
+    checker = RequestChecker("lesson")
+    for _ in range(2):
+        step(state, model)
+        assert checker.check(state.messages) == []
+    before = watched.changes()
+    state_back, checker_back = pickle.loads(pickle.dumps((state, checker)))
+    assert watched.changes() == before
+    assert type(state_back.messages) is type(state.messages) and state_back.messages == state.messages
+    assert all(watched.fully_watched(message) for message in state_back.messages)
+    assert state_back.messages[1]["content"] is state_back.records[0].reply["content"]  # one object, as before
+    assert checker_back.check(state_back.messages) == [] and checker_back.by_watch >= 1
+    state_back.messages[2]["content"][0]["tool_use_id"] = "toolu_9"  # an edit of the restored run: counted
+    assert checker_back.check(state_back.messages) == check_messages(list(state_back.messages), "lesson") != []

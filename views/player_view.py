@@ -113,9 +113,13 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
         box.page.widget_began()
         lost(box.page.player)
 
-    def next_scenario() -> None:
-        take_up(box, (st.session_state.get(KEY) or {}).get("next_scenario"))
-        act(box.next_scenario)
+    def handed_with(trigger: str, action: Callable[[], Any]) -> Callable[[], None]:
+        """A server action the player asks for (the next scenario; Undo or Redo of what came before its own
+        actions): one run that takes up what the player did, then takes the action."""
+        def callback() -> None:
+            take_up(box, (st.session_state.get(KEY) or {}).get(trigger))
+            act(action)
+        return callback
 
     # Graphviz and the frames stay in the browser's page once there: drawn again only for other frames, or when
     # the player asks for them (a page that lost them), so a server action does not carry 2 MB of them again.
@@ -134,5 +138,7 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
         # In a list: Streamlit looks for dataframes among a dict's values, over a millisecond a run for these.
         PLAYER(key=KEY, data=[{"frames_key": key, "start": start, "query": query, "next": next_label,
                                "version": version, "taken": box.page.player.taken, "page": PAGE}],
-               on_next_scenario_change=next_scenario, on_played_change=box.page.widget_began,
+               on_next_scenario_change=handed_with("next_scenario", box.next_scenario),
+               on_undo_change=handed_with("undo", box.undo), on_redo_change=handed_with("redo", box.redo),
+               on_played_change=box.page.widget_began,
                on_frames_wanted_change=frames_wanted)

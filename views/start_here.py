@@ -163,7 +163,8 @@ PLAYER_KEYS_CAPTION = ("Keys: **S** Step · **Space** play or pause · **E** Run
 
 def player_page(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None:
     """The beginner's page with a script's or the toy's run in the player: Step, look back, the question, the
-    card, the loop and the graph are drawn in the browser with no rerun; Undo, Redo and the link are the server's."""
+    card, the loop, the graph, and Undo and Redo of those are drawn in the browser with no rerun; the link is the
+    server's."""
     scenario_line(box, screen, act)
     following = screen.next_scenario
     player_part(box.scripts[following.script].title if following else None, act, drawn_around(box))
@@ -177,18 +178,14 @@ def drawn_around(box: Sandbox) -> tuple[object, ...]:
 
 @st.fragment
 def player_part(next_label: str | None, act: Callable[..., Any], around: tuple[object, ...]) -> None:
-    """Undo, Redo, the link, the notice and the player, in a fragment of their own: what the player hands the
-    server (its component state) and an Undo of what it did run only this. What changes the page around it (the
-    next scenario, an Undo of a switch, a run the player cannot play) runs the whole page again."""
+    """The link, the notice and the player, in a fragment of their own: what the player hands the server (its
+    component state) and an Undo the server takes (of what came before the player's own actions: the player takes
+    back those) run only this. What changes the page around it (the next scenario, an Undo of a switch, a run the
+    player cannot play) runs the whole page again."""
     box = sandbox()
     if drawn_around(box) != around or not player_view.usable(box):
         st.rerun()  # the page around no longer says what the run is, or the server must draw it: draw it all
-    with st.container(horizontal=True, vertical_alignment="center", key="undo_row"):
-        st.button("Undo", icon=":material/undo:", key="undo", type="tertiary", on_click=lambda: act(box.undo),
-                  help=f"Take back the last action (key {KEY_OF['undo']})")
-        st.button("Redo", icon=":material/redo:", key="redo", type="tertiary", on_click=lambda: act(box.redo),
-                  help=f"Take the undone action again (key {KEY_OF['redo']})")
-        page_link.copy_link_button(box)
+    page_link.copy_link_button(box)
     with st.empty():  # one place whether or not there is a notice: the player's place in the fragment stays
         show_notice(box)
     player_view.draw(box, to_query(box.link()), next_label, act)

@@ -45,11 +45,17 @@ class WatchedDict(dict[str, Any]):
 
     __slots__ = ()
 
+    def __reduce__(self) -> tuple[Any, ...]:  # unpickled whole, as it was: filling it item by item is no change
+        return WatchedDict, (dict(self),)
+
 
 class WatchedList(list[Any]):
     """A list that counts its in-place changes."""
 
     __slots__ = ()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return WatchedList, (list(self),)
 
 
 for _name in ("__setitem__", "__delitem__", "pop", "popitem", "clear", "update", "setdefault", "__ior__"):
@@ -80,6 +86,16 @@ class Conversation(list[Any]):
     def __iadd__(self, messages: Any) -> Conversation:  # type: ignore[misc]  # list's own __add__ is not changed
         self.extend(messages)
         return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Its messages come back as they were pickled (watched containers stay watched): not watched again.
+        return _conversation_of, (list(self),)
+
+
+def _conversation_of(messages: list[Any]) -> Conversation:
+    conversation = Conversation()
+    list.extend(conversation, messages)
+    return conversation
 
 
 for _name in ("__setitem__", "__delitem__", "insert", "pop", "remove", "clear", "sort", "reverse", "__imul__"):

@@ -30,8 +30,9 @@ class Links(ChangeThePast):
 
     def take_played(self, played: str) -> str | None:
         """The actions the page's player took in the browser since the server's last word, taken here in order
-        through the same methods (each one undoable): `s` Step, `e` Run to end, `r` Reset, `p<n>` an answer,
-        `l<n>` a look back at turn n, `l` the latest. The first that cannot be taken, in words."""
+        through the same methods: `s` Step, `e` Run to end, `r` Reset, `p<n>` an answer (each one undoable),
+        `l<n>` a look back at turn n, `l` the latest, `u` Undo and `y` Redo (of those). The first that cannot be
+        taken, in words."""
         words = [word for word in played.split(".") if word][:MAX_PLAYED]
         for number, word in enumerate(words, 1):
             kind, rest = word[:1], word[1:]
@@ -45,6 +46,10 @@ class Links(ChangeThePast):
                 self.predict(int(rest))
             elif kind == "l" and (not rest or rest.isdigit()):
                 self.look_at(int(rest) if rest else self.run.turn)
+            elif kind == "u" and not rest:
+                self.undo()
+            elif kind == "y" and not rest:
+                self.redo()
             else:
                 return f"the browser's action {number} of {len(words)} ({word[:20]!r}) is not one the page knows"
         return None

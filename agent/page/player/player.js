@@ -58,13 +58,14 @@ let heldClick = null;
 // On the Streamlit page, a Step or a key taken while the server draws anew (Undo, a switch) waits for the player
 // it draws, and acts there: the player on screen until then may be about to be replaced.
 const deferred = [];
-const PLAYER_KEYS = new Set(["s", "e", "r", " ", "ArrowLeft", "ArrowRight", "Home", "End", "1", "2", "3", "4"]);
+const PLAYER_KEYS = new Set(["s", "e", "r", "z", "y", " ", "ArrowLeft", "ArrowRight", "Home", "End", "1", "2", "3",
+                             "4"]);
 const keyName = (event) => (event.key.length === 1 ? event.key.toLowerCase() : event.key);
 
 function actDeferred() {
   dropGone();
   const player = players.find((p) => p.host);
-  if (!player || player.host.busy()) return;
+  if (!player || player.busy()) return;
   for (const action of deferred.splice(0)) {
     if (action.key) player.key({ key: action.key });
     else player.act(action.name, ...action.args);
@@ -106,7 +107,7 @@ function bindKeys() {
     const player = inside || (players.length === 1 || !target || target === document.body ? players.at(-1) : null);
     // On the page, a player drawn but not yet mounted (its frames on their way), or one about to be replaced.
     const coming = !player && page && document.querySelector(`[class*="${page.version}"]`);
-    if ((coming || player?.host?.busy()) && PLAYER_KEYS.has(keyName(event))) {
+    if ((coming || player?.busy()) && PLAYER_KEYS.has(keyName(event))) {
       event.preventDefault(); // the server is drawing anew: the key goes to the player it draws
       event.stopPropagation();
       deferred.push({ key: keyName(event) });
@@ -147,6 +148,10 @@ class Player {
     this.askedAt = start.asked ? this.at : null;
     this.score = { right: start.score?.[0] || 0, answered: start.score?.[1] || 0 };
     this.played = []; // on the page: the actions since the server's last word
+    // Undo and Redo of the player's own actions, in the browser: what each undoable action left (a Step, Run to
+    // end, Reset, an answer; as the server keeps them, so its Undo of the same actions lands in the same place).
+    this.undone = [];
+    this.redone = [];
     this.unheard = false; // on the page: actions the server has not been handed yet
     this.timer = null;
     this.notice = "";
@@ -180,6 +185,7 @@ class Player {
       this.pause();
       return false;
     }
+    this.keep();
     this.at += 1;
     this.look = null;
     this.picks = [];
@@ -192,8 +198,10 @@ class Player {
   }
   runToEnd() {
     if (this.asking) { this.say("Answer the question first (keys 1 to 4): then Step goes on."); return; }
+    if (this.at >= this.last) { this.step(); return; } // at the end: said as a Step says it
     this.pause();
-    if (this.at < this.last) this.record("e");
+    this.keep();
+    this.record("e");
     this.at = this.last;
     this.look = null;
     this.picks = [];
@@ -203,7 +211,9 @@ class Player {
   }
   reset() {
     this.pause();
-    if (this.at > 0) this.record("r");
+    if (this.at === 0) { this.say("There is nothing to reset: no turn has gone through yet."); return; }
+    this.keep();
+    this.record("r");
     this.at = 0;
     this.look = null;
     this.picks = [];
@@ -237,6 +247,7 @@ class Player {
     if (!this.asking) return;
     const question = this.frame.questions[this.picks.length];
     if (pick < 0 || pick >= question.choices.length) return;
+    this.keep();
     this.picks.push(pick);
     this.record(`p${pick}`);
     this.score.answered += 1;
@@ -250,6 +261,32 @@ class Player {
     this.draw();
   }
   say(words) { this.notice = words; this.draw(); }
+
+  // What an undoable action changes, kept before it: Undo comes back to it, and a new action drops what Redo had.
+  state() {
+    return { at: this.at, look: this.look, picks: [...this.picks], askedAt: this.askedAt, score: { ...this.score } };
+  }
+  keep() {
+    this.undone.push(this.state());
+    this.redone = [];
+  }
+  undo() { this.takeBack(this.undone, this.redone, "u", "undo"); }
+  redo() { this.takeBack(this.redone, this.undone, "y", "redo"); }
+  // Undo or Redo: of the player's own actions here; of what came before them, the server's (on the page, one
+  // action that hands it what the player did as well), or on a page of its own, nothing and said so.
+  takeBack(from, to, word, name) {
+    this.pause();
+    if (!from.length) {
+      if (!this.host) { this.say(name === "undo" ? "Nothing to undo." : "Nothing to redo."); return; }
+      this.handOver(name);
+      return;
+    }
+    to.push(this.state());
+    Object.assign(this, from.pop());
+    this.record(word);
+    this.notice = "";
+    this.draw();
+  }
 
   // ------------------------------------------------------------ on the page: what the server is told
 
@@ -273,6 +310,17 @@ class Player {
     return this.sentId;
   }
 
+  // A server action the player asks for, with what it did since the server's last word: one run takes both. Until
+  // the server draws the player anew, what is pressed waits for that player (the run it starts may be a moment off).
+  handOver(name) {
+    this.unheard = false;
+    this.waiting = true;
+    setTimeout(() => { this.waiting = false; if (deferred.length) actDeferred(); }, HOLD_AT_MOST_MS);
+    this.host.trigger(name, { base: this.host.version, played: this.played.join("."),
+                              id: `${this.host.version}:${this.played.length}:${name}` });
+  }
+  busy() { return Boolean(this.waiting || this.host?.busy()); }
+
   destroy() {
     this.pause();
     const index = players.indexOf(this);
@@ -281,7 +329,7 @@ class Player {
 
   // A button's or a slider's action: on the page, while the server draws anew, it waits for the player drawn.
   act(name, ...args) {
-    if (this.host?.busy()) { deferred.push({ name, args }); return; }
+    if (this.busy()) { deferred.push({ name, args }); return; }
     this[name](...args);
   }
 
@@ -289,6 +337,7 @@ class Player {
     const turn = this.look ?? this.frame.turn;
     const keys = {
       s: () => this.step(), e: () => this.runToEnd(), r: () => this.reset(), " ": () => this.play(),
+      z: () => this.undo(), y: () => this.redo(),
       ArrowLeft: () => this.lookAt(turn - 1), ArrowRight: () => this.lookAt(turn + 1),
       Home: () => this.lookAt(0), End: () => this.lookAt(this.frame.turn),
     };
@@ -312,6 +361,8 @@ class Player {
     this.playButton = button("Play", "Space", () => this.act("play"), "A Step every second until paused (Space)");
     this.endButton = button("Run to end", "E", () => this.act("runToEnd"), "Step until the loop stops, without questions (E)");
     this.resetButton = button("Reset", "R", () => this.act("reset"), "The run again from the start (R)");
+    this.undoButton = button("Undo", "Z", () => this.act("undo"), "Take back the last action (Z)");
+    this.redoButton = button("Redo", "Y", () => this.act("redo"), "Take the undone action again (Y)");
     this.predictBox = el("input", { type: "checkbox", onchange: (e) => this.setPredict(e.target.checked) });
     this.scoreLine = el("span", { class: "lsp-score", "aria-live": "polite" });
     this.slider = el("input", { type: "range", min: "0", step: "1", "aria-label": "Turn looked at",
@@ -345,7 +396,7 @@ class Player {
         el("div", { class: "lsp-task" }, el("span", { class: "lsp-label", text: "Task" }),
            el("pre", { text: d.task || "(no task)" }))),
       el("div", { class: "lsp-controls", role: "toolbar", "aria-label": "Step the loop" },
-        this.stepButton, this.playButton, this.endButton, this.resetButton,
+        this.stepButton, this.playButton, this.endButton, this.resetButton, this.undoButton, this.redoButton,
         onPage ? null : el("label", { class: "lsp-switch" }, this.predictBox, " Predict each turn"), this.scoreLine),
       el("div", { class: "lsp-status" }, this.progress, this.status),
       el("div", { class: "lsp-look" }, el("span", { class: "lsp-label", text: "Look back" }), this.slider),
@@ -360,7 +411,7 @@ class Player {
            this.messagesBox)),
       onPage ? "" : el("p", { class: "lsp-caption lsp-keys", text: "Keys: S Step · Space play or pause · E Run to end · R Reset · " +
                                                     "← → one turn back or forward · Home End the first or last turn · " +
-                                                    "1–4 answer" }));
+                                                    "1–4 answer · Z Undo · Y Redo" }));
     players.push(this);
     bindKeys();
     this.root.addEventListener("pointerdown", () => { players.splice(players.indexOf(this), 1); players.push(this); });
@@ -414,10 +465,8 @@ class Player {
     if (!this.host || !ended) { this.nextBox.replaceChildren(); return; }
     if (this.nextBox.firstChild) return;
     this.nextBox.append(next ?
-      el("button", { type: "button", class: "lsp-primary", onclick: () => {
-        this.unheard = false;
-        this.host.trigger("next_scenario", { base: this.host.version, played: this.played.join(".") });
-      } }, `Next scenario: ${next}`) :
+      el("button", { type: "button", class: "lsp-primary", onclick: () => this.handOver("next_scenario") },
+         `Next scenario: ${next}`) :
       el("p", { class: "lsp-caption", text: "That was the path's last scenario. All controls opens the rest of the page." }));
   }
 
