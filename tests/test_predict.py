@@ -237,6 +237,11 @@ def test_all_controls_with_predicting_on_ask_too_and_a_cut_off_call_is_not_run(m
     at = run(next(b for b in at.button if b.label == "Step").click())
     choices = [b for b in at.button if b.key and b.key.startswith("choice_")]
     assert len(choices) == 4 and not [s for s in at.slider if s.key == "look_back"]  # the turn waits
+    for label in ("Step", "Run to end"):  # for its answer, as in the player: said, and nothing taken
+        at = run(next(b for b in at.button if b.label == label).click())
+        assert at.session_state["sandbox"].run.turn == 1
+        assert any("Answer the question first" in i.value for i in at.info)
+    choices = [b for b in at.button if b.key and b.key.startswith("choice_")]
     at = run(choices[1].click())
     at = run(next(b for b in at.button if b.key == "choice_2").click())
     assert at.session_state["sandbox"].score == (2, 2)

@@ -4,6 +4,7 @@ given, the layouts and the scenarios. Built on `sandbox_run.SandboxRun`; the ans
 
 from __future__ import annotations
 
+from agent.loop import Model
 from agent.page.lesson_path import PATH, place_of
 from agent.page.names import Layout, ModelKind
 from agent.page.predict import Question, Verdict, questions_for
@@ -12,11 +13,19 @@ from agent.page.sandbox_values import (
     Notice,
 )
 
+ANSWER_FIRST = "Answer the question first (keys 1 to 4): then Step goes on."  # the player says it in the same words
+
 
 class Predicting(SandboxRun):
     """The Sandbox's questions, answers and path of scenarios."""
 
     # ------------------------------------------------------------ predict, then step
+
+    def _step(self, real: Model | None, to_the_end: bool) -> Notice | None:
+        """A turn's question open holds the run where it is, as in the player: Step and Run to end wait for it."""
+        if self.open_question() is not None:
+            return Notice.info(ANSWER_FIRST)
+        return super()._step(real, to_the_end)
 
     def questions(self) -> list[Question]:
         """The latest turn's questions, when it asks."""
