@@ -383,3 +383,25 @@ def test_graphviz_and_the_frames_are_drawn_once_a_page_until_the_run_changes(mon
     assert drawn == ["VIZ", "FRAMES"]
     at = run(at.toggle(key="predicting").set_value(True))  # other frames (each turn asks): those, not Graphviz
     assert drawn == ["VIZ", "FRAMES", "FRAMES"]
+
+
+# ---- the turn's card: the same words whether the player or the server draws it ----------------------------------
+
+
+def test_start_here_draws_the_turns_card_in_the_players_words_when_the_server_steps_the_run(monkeypatch):
+    from agent.page import frames_of, sandbox_for
+    from agent.page.links import Link, to_query
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    at = AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30)
+    for name, value in to_query(Link(script="add_then_answer", layout=Layout.START, predicting=False)).items():
+        at.query_params[name] = value
+    at = played(run(at))  # turn 1, in the player
+    box = at.session_state["sandbox"]
+    box.fork(1)  # a run with a fork: the server steps it, and draws its card
+    at = click(run(at), "Step")  # the server's own Step button: the player is not drawn for this run
+    assert box.run.turn == 2
+    card = frames_of(sandbox_for("add_then_answer")).frames[2].card  # what the player draws at turn 2
+    shown = [unescaped(m.value).replace("`", "") for m in at.markdown]
+    for words in (f"**Sent:** {card.sent}", f"**Came back:** {card.came_back}", card.appended):
+        assert words.replace("`", "") in shown, (words, shown)

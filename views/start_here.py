@@ -11,9 +11,8 @@ from typing import Any
 
 import streamlit as st
 
-from agent.loop import TurnPath, TurnRecord
-from agent.page import view
-from agent.page.frames import GRAPH_TURNS  # as the player draws it on this layout
+from agent.loop import TurnRecord
+from agent.page.frames import GRAPH_TURNS, card_of  # as the player draws them on this layout
 from agent.page.graph import run_graph
 from agent.page.html_cards import message_html, messages_html, source_html
 from agent.page.keys import KEY_OF, START_KEYS_CAPTION
@@ -21,12 +20,11 @@ from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
 from agent.page.links import to_query
 from agent.page.names import Layout, ModelKind, View
-from agent.page.safe_text import as_code, as_text
+from agent.page.safe_text import as_code, as_text, with_code
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
-from agent.page.terms import first_terms
 from views import page_link, player_view
-from views.notices import show_notice, show_outcome
+from views.notices import api_key, show_notice, show_outcome
 from views.session import sandbox
 from views.widget_state import acting, begun_by_a_widget, mirror
 
@@ -97,41 +95,32 @@ def score_line(screen: Screen) -> str:
 
 
 def turn_card(screen: Screen) -> TurnRecord | None:
-    """What the turn sent and what came back; the record, when a reply came."""
-    run = screen.run
+    """What the turn sent and what came back, in the words the player draws (`frames.card_of`); the record, when a
+    reply came."""
+    run, card, key = screen.run, card_of(screen), api_key()[0]
     record = screen.asking or screen.record
-    if record is None:
-        st.markdown("##### Before the first turn")
-        st.markdown("`messages` holds one message, the task. **Step** sends it to the model: that is turn 1.")
-        st.html(message_html(run.messages[0], 0))
+    st.markdown(f"##### {card.heading}")
+    if card.sent:
+        st.markdown(f"**Sent:** {with_code(card.sent, key)}")
+    if record is None or record.reply is None:
+        st.markdown(with_code(card.came_back, key))
+        if record is None:
+            st.html(message_html(run.messages[0], 0))
         return None
-    said = screen.asking_sent or screen.turn_sent
-    st.markdown(f"##### Turn {record.turn}")
-    if said is not None:
-        refused = " (refused before sending: the request broke a rule of the API)" if record.refused_unsent else ""
-        st.markdown(f"**Sent:** {said.sent.words}{refused}")
-    if record.reply is None:
-        no_reply = record.path == TurnPath.NO_REPLY
-        why = "the model had no reply to give" if no_reply else f"the request failed: {record.error}"
-        st.markdown(f"**No reply came back**: {as_text(why)}.")
-        return None
-    stop = record.reply.get("stop_reason")
-    st.markdown(f"**Came back:** a reply with stop_reason {as_code(stop)}")
-    for line in first_terms(run, record, asking=screen.asking is not None):
+    st.markdown(f"**Came back:** {with_code(card.came_back, key)}")
+    for line in card.terms:
         st.caption(line)
     st.html(message_html({"role": "assistant", "content": record.reply.get("content")}, record.sent, "reply"))
     return record
 
 
-def appended(screen: Screen, record: TurnRecord) -> None:
+def appended(screen: Screen) -> None:
     """What the loop appended after the reply, and why."""
-    run = screen.run
-    added = screen.added
-    st.markdown(f"**Then the loop {view.PATH_WORDS.get(record.path, record.path)}:** `messages` now holds "
-                f"{added.stop}.")
-    results = [i for i in added if i > record.sent]
-    if results:
-        st.html(messages_html(run.messages[results[0]:added.stop], results[0], added, "new"))
+    card = card_of(screen)
+    st.markdown(with_code(card.appended, api_key()[0]))
+    if card.results:
+        added = screen.added
+        st.html(messages_html(screen.run.messages[card.results[0]:added.stop], card.results[0], added, "new"))
 
 
 def loop_and_graph(screen: Screen) -> None:
@@ -217,7 +206,7 @@ def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Calla
     record = turn_card(screen)
     question_card(box, screen, act)
     if record is not None and screen.asking is None:
-        appended(screen, record)
+        appended(screen)
     if screen.outcome is not None:
         show_outcome(box, screen.outcome)
         if screen.next_scenario is not None:

@@ -28,7 +28,7 @@ from agent.page.predict import Verdict, questions_for
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen, deciding_line, screen_of
 from agent.page.shared_work import Outcomes
-from agent.page.terms import TERMS, first_terms
+from agent.page.terms import first_terms
 from agent.summary import message_line
 
 GRAPH_TURNS = 5
@@ -166,12 +166,15 @@ def _request(run: RunState, record: TurnRecord, model_name: str) -> dict[str, An
     return request
 
 
-def _card(screen: Screen) -> Card:
-    run, record = screen.run, screen.record
+def card_of(screen: Screen) -> Card:
+    """The turn's card, for the player's frames and for the page's own Start here (a run it steps itself): while
+    the turn's questions are open, the asking turn's, its terms none that would give the answer away."""
+    run = screen.run
+    record = screen.asking or screen.record
     if record is None:
         return Card("Before the first turn", "", "`messages` holds one message, the task. Step sends it to the "
                     "model: that is turn 1.", [], None, "", [])
-    said = screen.turn_sent
+    said = screen.asking_sent or screen.turn_sent
     sent = said.sent.words if said is not None else ""
     if record.refused_unsent:
         sent += " (refused before sending: the request broke a rule of the API)"
@@ -179,11 +182,13 @@ def _card(screen: Screen) -> Card:
         why = "the model had no reply to give" if record.path == TurnPath.NO_REPLY else \
             f"the request failed: {record.error}"
         return Card(f"Turn {record.turn}", sent, f"No reply came back: {why}.", [], None, "", [])
+    came_back = f"a reply with stop_reason \"{record.reply.get('stop_reason')}\""
+    if screen.asking is not None:  # what the loop does with the reply is the question's answer
+        return Card(f"Turn {record.turn}", sent, came_back, first_terms(run, record, asking=True), record.sent, "", [])
     added = screen.added
     appended = (f"Then the loop {view.PATH_WORDS.get(str(record.path), str(record.path))}: `messages` now holds "
                 f"{added.stop}.")
-    return Card(f"Turn {record.turn}", sent, f"a reply with stop_reason \"{record.reply.get('stop_reason')}\"",
-                first_terms(run, record), record.sent, appended,
+    return Card(f"Turn {record.turn}", sent, came_back, first_terms(run, record), record.sent, appended,
                 [i for i in added if i > record.sent])
 
 
@@ -209,7 +214,7 @@ def _frame(screen: Screen) -> Frame:
     asking = record if record is not None and questions else None
     return Frame(
         turn=screen.turn, status=screen.status, progress=screen.progress, outcome=outcome,
-        console=list(screen.console), card=_card(screen),
+        console=list(screen.console), card=card_of(screen),
         loop=source_html(lesson_source(lit, run.result if ended else None)),
         graph=run_graph(run, GRAPH_TURNS, next_step=not run.done).source,
         graph_back=run_graph(run, GRAPH_TURNS, next_step=False).source,
@@ -220,7 +225,7 @@ def _frame(screen: Screen) -> Frame:
         asking_status=(f"turn {asking.turn} of {run.max_turns} · the reply is back: what does the loop do now?"
                        if asking else ""),
         asking_loop=source_html(lesson_source(asking, asking=True)) if asking else "",
-        asking_terms=[t for t in first_terms(run, asking) if t != TERMS["other_stop"]] if asking else [])
+        asking_terms=first_terms(run, asking, asking=True) if asking else [])
 
 
 def playable(box: Sandbox) -> str | None:

@@ -94,6 +94,14 @@ def as_text(value: Any, secret: str | None = None, limit: int = SHOWN_CHARS) -> 
     return md_escape(text)
 
 
+def with_code(sentence: str, secret: str | None = None) -> str:
+    """A sentence of the page's (its `code` spans marked with backticks, the rest maybe a stranger's words) as
+    markdown: the spans as code, the rest as plain text, as the player draws it (player.js `withCode`)."""
+    pieces = sentence.split("`")
+    return "".join(as_code(piece, secret) if i % 2 and piece else as_text(piece, secret)
+                   for i, piece in enumerate(pieces))
+
+
 def as_sentence(value: Any, secret: str | None = None, limit: int = SHOWN_CHARS) -> str:
     """`as_text` with a full stop after it, unless it ends a sentence of its own (`... for more details.`)."""
     text = as_text(value, secret, limit)
