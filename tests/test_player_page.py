@@ -175,8 +175,9 @@ def test_a_page_that_lost_the_frames_asks_and_gets_them_again(chromium, sandbox)
     page.evaluate("() => globalThis.loopSandboxFrames.clear()")  # a page that lost them
     server_click(page, "Copy link")  # a server run: the server, which sent them once, does not send them again
     page.keyboard.press("Escape")
-    expect(page.locator(STATUS)).to_contain_text("turn 1 of 40", timeout=10_000)  # it asked, and they came
+    page.wait_for_function("() => globalThis.loopSandboxFrames.size > 0", timeout=20_000)  # it asked; they came
+    expect(page.locator(STATUS)).to_contain_text("turn 1 of 40", timeout=10_000)  # the player drawn anew, with them
     page.keyboard.press("s")
-    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40")
+    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40", timeout=10_000)
     no_exception_box(page)
     page.context.close()
