@@ -11,8 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from agent.loop import TurnRecord
-from agent.page.frames import GRAPH_TURNS, card_of  # as the player draws them on this layout
+from agent.page.frames import GRAPH_TURNS, Card, card_of  # as the player draws them on this layout
 from agent.page.graph import run_graph
 from agent.page.html_cards import message_html, messages_html, source_html
 from agent.page.keys import KEY_OF, START_KEYS_CAPTION
@@ -94,8 +93,8 @@ def score_line(screen: Screen) -> str:
     return f"Predictions: {right} right of {answered}" if answered else "No predictions yet"
 
 
-def turn_card(screen: Screen) -> TurnRecord | None:
-    """What the turn sent and what came back, in the words the player draws (`frames.card_of`); the record, when a
+def turn_card(screen: Screen) -> Card | None:
+    """What the turn sent and what came back, in the words the player draws (`frames.card_of`); the card, when a
     reply came."""
     run, card, key = screen.run, card_of(screen), api_key()[0]
     record = screen.asking or screen.record
@@ -111,12 +110,11 @@ def turn_card(screen: Screen) -> TurnRecord | None:
     for line in card.terms:
         st.caption(line)
     st.html(message_html({"role": "assistant", "content": record.reply.get("content")}, record.sent, "reply"))
-    return record
+    return card
 
 
-def appended(screen: Screen) -> None:
+def appended(screen: Screen, card: Card) -> None:
     """What the loop appended after the reply, and why."""
-    card = card_of(screen)
     st.markdown(with_code(card.appended, api_key()[0]))
     if card.results:
         added = screen.added
@@ -203,10 +201,10 @@ def page(box: Sandbox, screen: Screen, act: Callable[..., Any], take_step: Calla
         st.caption(score_line(screen) if box.predicting else "")
     st.progress(screen.progress, text=screen.status)
     show_notice(box)
-    record = turn_card(screen)
+    card = turn_card(screen)
     question_card(box, screen, act)
-    if record is not None and screen.asking is None:
-        appended(screen)
+    if card is not None and screen.asking is None:
+        appended(screen, card)
     if screen.outcome is not None:
         show_outcome(box, screen.outcome)
         if screen.next_scenario is not None:
