@@ -253,6 +253,9 @@ def test_a_bad_script_file_is_refused_in_words_and_the_run_stays(sandbox_page):
         files=[{"name": "broken.json", "mimeType": "application/json", "buffer": bad.encode()}])
     wait_for_idle(page)
     expect(page.get_by_text('broken.json: replies[0].content[0]: tool_use needs an "id"')).to_be_visible()
+    # One uploader, empty, once the page is redrawn: the one that held the refused file is let go of (on a loaded
+    # machine it stayed beside the new one for over 5 s while the page finished its run).
+    expect(page.get_by_test_id("stFileUploaderDropzone")).to_have_count(1, timeout=20_000)
     expect(page.get_by_test_id("stFileUploaderDropzone")).to_contain_text("16MB per file")  # what is read
     expect(page.get_by_text("turn 1 of 40")).to_be_visible()
     no_exception_box(page)
