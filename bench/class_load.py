@@ -4,7 +4,10 @@ Each learner is one Streamlit session spoken to over its websocket as a browser
 speaks to it (tests/streamlit_session.py: protobuf BackMsg up, ForwardMsg down,
 a Step is a fragment rerun). It opens the sandbox, picks the runaway script
 (40 turns), presses Step every 2-4 s (random, seeded) and Reset when the run
-ends, and checks every answer: the status line must show the next turn. The
+ends, and checks every answer: the status line must show the next turn. On
+All controls the run plays in the player, so the `sandbox` learner hands each
+Step to the server at once, as if a server action followed every Step: the
+most the player's hand-over can cost. The
 trivial page (one button, one counter, a full rerun) runs the same level
 beside it, as the floor. Levels of N learners join, then press for `--seconds`;
 only that window's Steps are counted. Each level has fresh servers, so its
@@ -131,7 +134,7 @@ async def sandbox_learner(url: str, rng: random.Random, joined: asyncio.Semaphor
     while time.monotonic() < window[1] or (checking() and time.monotonic() < window[1] + CHECK_LIMIT):
         button = "Reset" if turn >= turns else "Step"
         pressed_at = time.monotonic()
-        outcome = await session.rerun(*session.press(button))
+        outcome = await session.rerun(*(session.step() if button == "Step" else session.reset()))
         now, turns = shown_turn(outcome.texts)
         expected = 0 if button == "Reset" else turn + 1
         if now != expected:
@@ -371,7 +374,7 @@ def measure(target_kind: str, page: str, app: Path, learners: int, args: argpars
 async def steps_back_to_back(url: str, count: int = 12) -> list[float]:
     session = await StreamlitSession.open(url)
     await session.rerun(session.pick("Script", RUNAWAY_TITLE))
-    seconds = [(await session.rerun(*session.press("Step"))).seconds for _ in range(count)]
+    seconds = [(await session.rerun(*session.step())).seconds for _ in range(count)]
     await session.close()
     return seconds
 
@@ -428,8 +431,8 @@ def main() -> int:
                         help="also the sandbox with its listening socket as Streamlit ships it (no TCP_NODELAY), "
                              "at each level and for Steps back to back: the stall views/launcher.py removes")
     parser.add_argument("--pages", default="trivial,sandbox",
-                        help="trivial, sandbox (Steps on the server, All controls), player (Start here's player: "
-                             "Steps in the browser, now and then an Undo the server takes)")
+                        help="trivial, sandbox (All controls, each Step handed to the server), player (Start here's "
+                             "player: Steps in the browser, now and then an Undo the server takes)")
     parser.add_argument("--app", type=Path, default=ROOT / "sandbox_app.py", help="the page to load")
     args = parser.parse_args()
     levels = [int(n) for n in args.levels.split(",")]

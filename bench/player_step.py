@@ -6,8 +6,9 @@ see the same machine: a Step at turn 2 and at turns 36-40 (from the click until 
 show the new turn) against a click of the trivial page's button until its counter shows the new count, both timed
 inside the page (a click, then every animation frame looks for the new text). Then, in
 the exported page, the work of a Step at turn 40 inside the browser (the key's handler, the redraw and the layout
-it forces, timed with performance.now), repeated, against one 16 ms frame. Last, Start here's player on the
-sandbox page itself, timed the same way beside the trivial page, with the websocket messages the page sent.
+it forces, timed with performance.now), repeated, against one 16 ms frame. Last, the player on the sandbox page
+itself, on Start here and on All controls (its Run view), timed the same way beside the trivial page, with the
+websocket messages the page sent.
 
     python bench/player_step.py [--repeats 3] [--frame-repeats 40]
 """
@@ -70,8 +71,8 @@ def trivial_click(page, count: int) -> float:
     return seconds
 
 
-# The same timing on the Streamlit page's player (Start here): its buttons and status are in the component's
-# shadow root.
+# The same timing on the Streamlit page's player (Start here, All controls): its buttons and status are in the
+# component's shadow root.
 PLAYER_ROOT = '[...document.querySelectorAll("*")].map((e) => e.shadowRoot).find((r) => r && r.querySelector(".lsp"))'
 PAGE_CLICK_TO_VISIBLE = """async (turn) => {
   const root = __ROOT__;
@@ -87,13 +88,15 @@ PAGE_CLICK_TO_VISIBLE = """async (turn) => {
 PAGE_RESET = f"() => {PLAYER_ROOT}.querySelector(\"button[title^='The run again']\").click()"
 
 
-def page_player(browser, url: str, repeats: int, plain, clicks: int) -> tuple[list, list, list, int, int]:
-    """Start here's player on the sandbox page: Steps timed beside the trivial page's clicks, and the websocket
-    messages the page sent while stepping (each would be a rerun on the server)."""
+def page_player(browser, url: str, repeats: int, plain, clicks: int, layout: str) -> tuple[list, list, list, int, int,
+                                                                                        int]:
+    """The player on the sandbox page (`layout`: start, all): Steps timed beside the trivial page's clicks, the
+    websocket messages the page sent while stepping (each would be a rerun on the server), and the trivial page's
+    count of clicks so far."""
     page = browser.new_context(viewport={"width": 1440, "height": 1300}).new_page()
     sent: list[int] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda _: sent.append(1)))
-    page.goto(f"{url}/?controls=start&script=runaway&predict=off")
+    page.goto(f"{url}/?controls={layout}&script=runaway&predict=off")
     page.locator(".lsp-status-text").wait_for(timeout=30_000)
     wait_for_idle(page)
     page.wait_for_timeout(3_000)  # the graphs laid out ahead while the page is idle
@@ -109,7 +112,7 @@ def page_player(browser, url: str, repeats: int, plain, clicks: int) -> tuple[li
                 clicks += 1
                 trivial.append(trivial_click(plain, clicks))
     page.context.close()
-    return early, late, trivial, steps, len(sent) - before
+    return early, late, trivial, steps, len(sent) - before, clicks
 
 
 def main() -> int:
@@ -149,7 +152,10 @@ def main() -> int:
                         trivial.append(trivial_click(plain, clicks))
             work = [page.evaluate(STEP_WORK) for _ in range(args.frame_repeats)]
             with SandboxServer() as sandbox:
-                on_page = page_player(browser, sandbox.url, args.repeats, plain, clicks)
+                on_page = {}
+                for layout in ("start", "all"):
+                    on_page[layout] = page_player(browser, sandbox.url, args.repeats, plain, clicks, layout)
+                    clicks = on_page[layout][-1]
             browser.close()
     print(f"trivial Streamlit page, click to visible (ms): {[round(s * 1000) for s in trivial]}")
     print(f"player Step at turn 2 (ms):                    {[round(s * 1000) for s in early]}")
@@ -158,15 +164,16 @@ def main() -> int:
     print(f"median trivial: {base:.0f} ms   turn 2: {median_ms(early):.0f} ms   turns 36-40: {median_ms(late):.0f} ms")
     print(f"ratio to the trivial page: turn 2 {median_ms(early) / base:.2f}x   turns 36-40 "
           f"{median_ms(late) / base:.2f}x   (target: at most 0.3)")
-    page_early, page_late, page_trivial, steps, sent = on_page
-    page_base = median_ms(page_trivial)
-    print(f"Start here's player on the page, Step at turn 2 (ms):   {[round(s * 1000) for s in page_early]}")
-    print(f"Start here's player on the page, turns 36-40 (ms):      {[round(s * 1000) for s in page_late]}")
-    print(f"trivial page beside it (ms):                            {[round(s * 1000) for s in page_trivial]}")
-    print(f"ratio to the trivial page on the page: turn 2 {median_ms(page_early) / page_base:.2f}x   turns 36-40 "
-          f"{median_ms(page_late) / page_base:.2f}x   (target: at most 0.3)")
-    print(f"websocket messages the page sent for {steps} Steps in its player: {sent} (each would be a rerun: "
-          "none means no server CPU for these Steps)")
+    for layout, name in (("start", "Start here's"), ("all", "All controls'")):
+        page_early, page_late, page_trivial, steps, sent, _ = on_page[layout]
+        page_base = median_ms(page_trivial)
+        print(f"{name} player on the page, Step at turn 2 (ms):   {[round(s * 1000) for s in page_early]}")
+        print(f"{name} player on the page, turns 36-40 (ms):      {[round(s * 1000) for s in page_late]}")
+        print(f"trivial page beside it (ms):                        {[round(s * 1000) for s in page_trivial]}")
+        print(f"{name} player: ratio to the trivial page: turn 2 {median_ms(page_early) / page_base:.2f}x   "
+              f"turns 36-40 {median_ms(page_late) / page_base:.2f}x   (target: at most 0.3)")
+        print(f"{name} player: websocket messages the page sent for {steps} Steps in its player: {sent} (each would "
+              "be a rerun: none means no server CPU for these Steps)")
     p95 = statistics.quantiles(work, n=20)[-1]
     print(f"a Step at turn 40 inside the exported page: median {statistics.median(work):.1f} ms, p95 {p95:.1f} ms "
           f"over {len(work)} (one frame: 16 ms)")

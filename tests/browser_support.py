@@ -173,6 +173,11 @@ def launch_chromium(playwright: Any) -> Any:
                                       ignore_default_args=["--hide-scrollbars"])
 
 
+def status_line(page: Any) -> Any:
+    """The status line under Step: the page's own, or the player's where it plays the run."""
+    return page.locator('[data-testid="stProgress"], .lsp-status-text').first
+
+
 def full_page(url: str) -> str:
     """The sandbox with every control, for a URL that names no screen: a bare first visit is Start here."""
     return url if "?" in url or url.rstrip("/").endswith("write-your-loop") else f"{url.rstrip('/')}/?controls=all"

@@ -15,7 +15,20 @@ from collections import Counter
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-from page_support import ROOT, console, full_page, run, run_graph_dot, status, texts
+from page_support import (
+    ROOT,
+    click,
+    console,
+    full_page,
+    look_back,
+    page_text,
+    player_shows,
+    run,
+    run_graph_dot,
+    status,
+    texts,
+    turn_looked_at,
+)
 from streamlit.testing.v1 import AppTest
 
 from agent.loop import RunState, step
@@ -71,7 +84,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
     def act(self, words: str, target) -> None:
         self.actions.append(words)
         self.errors_asked_for = 0
-        self.at = run(target)
+        self.at = target(self.at) if callable(target) else run(target)  # a callable: a helper that runs the page
 
     def button(self, label: str | None = None, key: str | None = None):
         found = [b for b in self.at.button if (label is None or b.label == label) and (key is None or b.key == key)]
@@ -111,13 +124,13 @@ class LearnerOnThePage(RuleBasedStateMachine):
     @rule()
     def press_step(self) -> None:
         self.keep_branch()
-        self.act("Step", self.button("Step").click())
+        self.act("Step", lambda at: click(at, "Step"))  # the page's Step, or the player's
         self.after_a_step()
 
     @rule()
     def press_run_to_end(self) -> None:
         self.keep_branch()
-        self.act("Run to end", self.button("Run to end").click())
+        self.act("Run to end", lambda at: click(at, "Run to end"))
         self.after_a_step()
 
     def after_a_step(self) -> None:
@@ -129,14 +142,14 @@ class LearnerOnThePage(RuleBasedStateMachine):
 
     @rule()
     def press_reset(self) -> None:
-        self.act("Reset", self.button("Reset").click())
+        self.act("Reset", lambda at: click(at, "Reset"))
         self.on_screen = None
 
     @precondition(lambda self: self.run_state.turn > 0)
     @rule(data=st.data())
     def look_back(self, data) -> None:
         turn = data.draw(st.integers(0, self.run_state.turn), label="turn")
-        self.act(f"look back to {turn}", self.at.slider(key="look_back").set_value(turn))
+        self.act(f"look back to {turn}", lambda at: look_back(at, turn))
 
     @rule(threads=st.booleans())
     def switch_threads(self, threads: bool) -> None:
@@ -160,14 +173,14 @@ class LearnerOnThePage(RuleBasedStateMachine):
     @rule()
     def undo_then_redo(self) -> None:
         before = self.shown()
-        self.act("undo", self.button(key="undo").click())
-        self.act("redo", self.button(key="redo").click())
+        self.act("undo", lambda at: click(at, "Undo"))
+        self.act("redo", lambda at: click(at, "Redo"))
         assert self.shown() == before, "undo then redo returns the same screen"
 
     @precondition(lambda self: self.at is not None and bool(self.ss["sandbox"].history.undo))
     @rule()
     def undo(self) -> None:
-        self.act("undo", self.button(key="undo").click())
+        self.act("undo", lambda at: click(at, "Undo"))
         tree = self.tree()
         self.on_screen = tree.current if tree is not None and len(tree.branches) > 1 else None
 
@@ -175,7 +188,7 @@ class LearnerOnThePage(RuleBasedStateMachine):
     @rule(data=st.data())
     def fork(self, data) -> None:
         turn = data.draw(st.integers(0, self.run_state.turn), label="fork after")
-        self.act(f"look back to {turn}", self.at.slider(key="look_back").set_value(turn))
+        self.act(f"look back to {turn}", lambda at: look_back(at, turn))
         self.open_panel("Fork and edit")
         fork = self.button(key="fork")
         self.act(f"fork after {turn}", fork.click())
@@ -296,7 +309,10 @@ class LearnerOnThePage(RuleBasedStateMachine):
         if self.at is None:
             return
         state = self.run_state
-        shown_turn = self.ss["sandbox"].turn_shown if state.turn and "look_back" in self.ss else 0
+        if player_shows(self.at) is not None:  # the player's slider, where the page hands it over
+            shown_turn = turn_looked_at(self.at)
+        else:
+            shown_turn = self.ss["sandbox"].turn_shown if state.turn and "look_back" in self.ss else 0
         line = status(self.at)
         taken = sum(r.counted and r.reply is not None for r in state.records)  # a request with no reply took no turn
         assert line.startswith(f"turn {taken} of {state.max_turns} · "), (self.said(), line)
@@ -315,9 +331,9 @@ class LearnerOnThePage(RuleBasedStateMachine):
             drawn = re.search(rf'"ask {record.turn}\\n(\d+) messages? sent', dot)
             if drawn:  # the graph draws the latest turns; earlier ones fold into one node
                 assert int(drawn.group(1)) == number, (self.said(), record.turn, drawn.group(0), number)
-        heading = next((m.value for m in self.at.markdown if f"**Turn {shown_turn} sent**" in m.value), None)
+        heading = next((line for line in page_text(self.at).splitlines() if f"Turn {shown_turn} sent " in line), None)
         if counted and counted[-1].turn == shown_turn and heading is not None:
-            said_sent = int(re.search(r"\*\*Turn \d+ sent\*\* (\d+) message", heading).group(1))
+            said_sent = int(re.search(r"Turn \d+ sent (\d+) message", heading).group(1))
             assert said_sent == numbers[-1], (self.said(), heading, numbers[-1])
             whole = re.search(r"the whole array: (\d+)", heading)
             threaded = counted[-1].thread is not None  # a turn by hand, say, goes without the thread

@@ -142,6 +142,27 @@ class StreamlitSession:
         """The widget state the browser sends with every run for the text box labelled `label`: what it holds."""
         return [WidgetState(id=self.widgets[label].id, string_value=self.values[label])]
 
+    def played(self, played: str) -> tuple[list[WidgetState], str]:
+        """What the player hands the server of its actions in the browser (`s` a Step, `s.s` two: player.js
+        `flush`), as its component state, in its fragment."""
+        widget_id, data = self.components["loop_sandbox.player"]
+        version = json.loads(data)[0]["version"]
+        value = {"played": {"base": version, "played": played, "id": f"{version}:{played}"}}
+        return ([WidgetState(id=widget_id, json_value=json.dumps(value))],
+                self.component_fragments["loop_sandbox.player"])
+
+    def step(self) -> tuple[list[WidgetState], str]:
+        """A Step as the browser sends it: the page's own button, or the player's Step handed over."""
+        if "Step" in self.widgets:
+            return self.press("Step")
+        return self.played("s")
+
+    def reset(self) -> tuple[list[WidgetState], str]:
+        """Reset as the browser sends it: the page's own button, or the player's Reset handed over."""
+        if "Reset" in self.widgets:
+            return self.press("Reset")
+        return self.played("r")
+
     def trigger(self, component: str, event: str, value: Any) -> list[WidgetState]:
         """The widget state a v2 component's script sends when it triggers `event` with `value`."""
         widget_id = self.components[component][0]
@@ -208,11 +229,33 @@ class StreamlitSession:
         if kind == "bidi_component":
             self.components[proto.component_name] = (proto.id, proto.json)
             self.component_fragments[proto.component_name] = delta.fragment_id
+            if proto.component_name == "loop_sandbox.frames":
+                frames = json.loads(proto.bytes)
+                FRAMES_SEEN[frames["key"]] = frames
+            elif proto.component_name == "loop_sandbox.player":
+                texts.append(player_status(json.loads(proto.json)[0]))
         label, widget_id = getattr(proto, "label", None), getattr(proto, "id", None)
         if label and widget_id:
             self.widgets[label] = Widget(widget_id, kind, delta.fragment_id)
         if kind in ("text_area", "text_input") and (proto.set_value or label not in self.values):
             self.values[label] = proto.value if proto.set_value else proto.default
+
+
+FRAMES_SEEN: dict[str, dict[str, Any]] = {}
+"""The runs' frames the page has sent, by their key: kept as a browser tab keeps them (on globalThis), across
+a reconnect, since the server sends them once a page."""
+
+
+def player_status(said: dict[str, Any]) -> str:
+    """The status line the player draws (player.js) where the server's run stands: its frame's, or the question's
+    while one is open. AppTest and this client run no JavaScript; the browser tests hold the player to it."""
+    frames = FRAMES_SEEN.get(said["frames_key"])
+    if frames is None:
+        return "the player, its frames not sent to this client"
+    start = said["start"]
+    frame = frames["frames"][start["at"]]
+    asking = frames["predict"] and start["asked"] and len(start["picks"]) < len(frame.get("questions") or [])
+    return frame["asking_status"] if asking else frame["status"]
 
 
 async def _receive(socket: Any, timeout: float) -> bytes:

@@ -174,7 +174,7 @@ def _widget_keys(at, found: set[str]) -> set[str]:
 def test_the_page_keeps_its_state_in_two_session_keys():
     """Every key of the session that is not a widget's own is state the page keeps: the Sandbox and the exercise's
     page (views/session.py), nothing else."""
-    from page_support import full_page, run
+    from page_support import click, full_page, run
 
     at = run(full_page(30))
     widgets: set[str] = set()
@@ -185,7 +185,8 @@ def test_the_page_keeps_its_state_in_two_session_keys():
         _widget_keys(at, widgets)
 
     _widget_keys(at, widgets)
-    then(at.button(key="step").click())
+    at = click(at, "Step")  # the player's
+    _widget_keys(at, widgets)
     at.session_state["change_the_past"] = True
     then(at)
     then(at.button(key="fork").click())

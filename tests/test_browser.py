@@ -76,6 +76,9 @@ def no_exception_box(page) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+RUN_GRAPH = "The run graph: ask, the tool calls, ask again, the outcome"  # the player's graph, by its label
+
+
 def pick_view(page, name: str) -> None:
     page.get_by_test_id("stMain").get_by_role("radio", name=name, exact=True).click()
     wait_for_idle(page)
@@ -85,8 +88,12 @@ def pick_view(page, name: str) -> None:
 # graph text drawn smaller than a person can read. Each found one is named, so a failure says what broke.
 OVERFLOWS = """() => {
   const found = [];
-  const boxes = document.querySelectorAll(
-    '[data-testid="stMain"] button, [data-testid="stSidebar"] button, .ls-badge, .ls-kind, ' +
+  // The page and the player's shadow root alike (Streamlit's custom components draw in one).
+  const roots = [document, ...[...document.querySelectorAll('*')].map((e) => e.shadowRoot).filter(Boolean)];
+  const deepAll = (selector) => roots.flatMap((root) => [...root.querySelectorAll(selector)]);
+  const CHART = '[data-testid="stGraphVizChart"], .lsp-graph, .lsp-diagram';
+  const boxes = deepAll(
+    '[data-testid="stMain"] button, [data-testid="stSidebar"] button, .lsp button, .ls-badge, .ls-kind, ' +
     '[data-testid="stWidgetLabel"], [data-testid="stCheckbox"] label, .ls-here');
   for (const box of boxes) {
     if (!box.offsetParent || !box.innerText.trim()) continue;
@@ -104,7 +111,7 @@ OVERFLOWS = """() => {
     if (box.matches('button, .ls-badge, .ls-kind') && box.getBoundingClientRect().height > 60)
       found.push(`wraps: ${box.innerText.trim()}`);
   }
-  for (const text of document.querySelectorAll('[data-testid="stGraphVizChart"] svg text')) {
+  for (const text of deepAll(CHART.split(', ').map((chart) => `${chart} svg text`).join(', '))) {
     const size = text.getBoundingClientRect().height;
     if (text.textContent.trim() && size < 11) found.push(`graph text ${size.toFixed(1)} px: ${text.textContent}`);
     // The browser draws a diagram's words in its own font: one wider than graphviz measured runs past the edge.
@@ -115,11 +122,11 @@ OVERFLOWS = """() => {
   // Each node's and each cluster's words inside its own outline: graph text drawn larger or wider than graphviz
   // laid it out runs past the box (and, on the diagram's edge, is cut off). A text centred outside its node's
   // outline is the node's outside label (xlabel), placed beside it on purpose.
-  for (const group of document.querySelectorAll(
-      '[data-testid="stGraphVizChart"] svg g.node, [data-testid="stGraphVizChart"] svg g.cluster')) {
+  for (const group of deepAll(CHART.split(', ').map((chart) => `${chart} svg g.node, ${chart} svg g.cluster`)
+      .join(', '))) {
     const outline = group.querySelector(':scope > polygon, :scope > ellipse, :scope > path, :scope > g > polygon, '
                                         + ':scope > g > ellipse, :scope > g > path');
-    if (!outline || !group.closest('[data-testid="stGraphVizChart"]').offsetParent) continue;
+    if (!outline || !group.closest(CHART).offsetParent) continue;
     const edge = outline.getBoundingClientRect();
     for (const text of group.querySelectorAll('text')) {
       const inner = text.getBoundingClientRect(), middle = (inner.left + inner.right) / 2;
@@ -129,7 +136,7 @@ OVERFLOWS = """() => {
     }
   }
   // A loop's code box: lines longer than it scroll it sideways with a scrollbar in view, never cut off unseen.
-  for (const code of document.querySelectorAll('.ls-code')) {
+  for (const code of deepAll('.ls-code')) {
     if (!code.offsetParent) continue;
     const style = getComputedStyle(code);
     const bar = code.offsetHeight - code.clientHeight - parseFloat(style.borderTopWidth)
@@ -141,7 +148,7 @@ OVERFLOWS = """() => {
   }
   // A diagram wider than the box that clips it must say so where a person looks: a scrollbar in view, or a
   // shadow on the edge with more beyond it. A box that clips it with neither is a diagram cut off.
-  for (const chart of document.querySelectorAll('[data-testid="stGraphVizChart"]')) {
+  for (const chart of deepAll(CHART)) {
     const svg = chart.querySelector('svg');
     if (!svg || !chart.offsetParent) continue;
     const name = (svg.querySelector('title') || {}).textContent || 'a diagram';
@@ -195,8 +202,8 @@ def test_stepping_the_reference_script_in_chromium(sandbox_page):
     step(page)
     expect(page.get_by_text("messages sent each turn: 1, 3")).to_be_visible()
     expect(page.get_by_text("result: 2 + 3 is 5.")).to_be_visible()
-    expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("2 + 3 is 5.")
-    graph = page.locator('[data-testid="stGraphVizChart"] svg').first
+    expect(page.get_by_text("Answer: 2 + 3 is 5.")).to_be_visible()
+    graph = page.get_by_role("img", name=RUN_GRAPH)
     expect(graph).to_be_visible()
     labels = graph.locator("text").all_text_contents()
     assert {"task", "ask 1", "ask 2", "answer", "2 + 3 is 5."} <= set(labels)
@@ -366,7 +373,7 @@ def test_two_calls_in_one_reply_read_at_their_size_at_any_width(chromium, sandbo
         nothing_cut_off(page)
         shot(page, f"11-the-loop-{width}.png")
         pick_view(page, "Messages")
-        page.get_by_text("Beside it: the same conversation").click()
+        page.get_by_text("Beside it: Chat Completions").click()
         wait_for_idle(page)
         expect(page.locator(".ls-oa").filter(has_text="tool_call_id")).to_have_count(2)
         nothing_cut_off(page)
@@ -395,39 +402,46 @@ def test_the_every_turn_toggle_shows_the_turns_it_brings_back(sandbox_page):
     assert first_ask.bounding_box()["y"] < box.bounding_box()["y"] + box.bounding_box()["height"]
 
 
-# What a Step sends the browser: counted so the number cannot creep back up (each element is a render pass).
-# 29 at turn 1 of the reference run; 31 while the panel, the Every turn toggle and the turn's two lines were
-# drawn by each Step; 51 before the page was first thinned out.
+# What a Step the server takes sends the browser: counted so the number cannot creep back up (each element is a
+# render pass). 29 at turn 1 of the reference run; 31 while the panel, the Every turn toggle and the turn's two
+# lines were drawn by each Step; 51 before the page was first thinned out. A Step in the player sends nothing.
 MOST_MESSAGES_A_STEP = 29
 
 
 def test_a_step_sends_few_websocket_messages(chromium, sandbox):
-    frames: list[int] = []
+    sent: list[int] = []
+    received: list[int] = []
 
     def listen(page) -> None:
-        page.on("websocket", lambda ws: ws.on("framereceived", lambda _frame: frames.append(1)))
+        page.on("websocket", lambda ws: (ws.on("framereceived", lambda _frame: received.append(1)),
+                                         ws.on("framesent", lambda _frame: sent.append(1))))
 
     def quiet() -> None:
         """Until no message has come for 300 ms: what the last run sent is all in (a busy machine is slow)."""
         seen = -1
-        while seen != len(frames):
-            seen = len(frames)
+        while seen != len(received):
+            seen = len(received)
             page.wait_for_timeout(300)
 
     page = open_page(chromium, sandbox.url, on_page=listen)
     try:
-        for _ in range(2):  # once through first: the first Steps of a session build what later ones update
+        quiet()
+        before = len(sent), len(received)
+        for _ in range(2):  # the player's Steps, and its Reset: in the browser, with no message either way
             step(page)
         page.get_by_role("button", name="Reset").click()
-        wait_for_idle(page)
         step(page)
+        quiet()
+        assert (len(sent), len(received)) == before
+        page.get_by_text("Every turn", exact=True).click()  # the page's own Run view: the server takes each Step
+        wait_for_idle(page)
         quiet()
         counts = []
         for _ in range(3):
-            before = len(frames)
+            before_step = len(received)
             step(page)
             quiet()  # any late message of this Step arrives, and is counted
-            counts.append(len(frames) - before)
+            counts.append(len(received) - before_step)
             page.get_by_role("button", name="Reset").click()
             wait_for_idle(page)
             step(page)
@@ -452,7 +466,7 @@ def test_the_toy_answers_a_typed_task_in_chromium(chromium, sandbox):
         wait_for_idle(page)
         page.get_by_role("button", name="Run to end").click()
         wait_for_idle(page)
-        expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("2 + 3 is 5; 10 + 20 is 30.")
+        expect(page.get_by_text("Answer: 2 + 3 is 5; 10 + 20 is 30.")).to_be_visible()
         expect(page.get_by_text('turn 1: add {"a": 10, "b": 20} -> 30')).to_be_visible()
         nothing_cut_off(page)
         shot(page, "13-toy-900.png")
@@ -522,7 +536,9 @@ def test_a_refused_request_beside_the_reference_fits_a_900_px_page(chromium, san
 
 # Where the loop view's code, its value notes and its cycle stand on screen.
 LOOP_LAYOUT = """() => {
-  const code = document.querySelector('.ls-code'), box = code.getBoundingClientRect();
+  const roots = [document, ...[...document.querySelectorAll('*')].map((e) => e.shadowRoot).filter(Boolean)];
+  const deep = (selector) => roots.map((root) => root.querySelector(selector)).find(Boolean);
+  const code = deep('.ls-code'), box = code.getBoundingClientRect();
   const lines = Array.from(code.querySelectorAll('.ls-line')).map((line) => {
     const src = line.querySelector('.ls-src'), at = src.getBoundingClientRect();
     return {text: src.textContent, rows: src.getClientRects().length, height: at.height,
@@ -534,7 +550,7 @@ LOOP_LAYOUT = """() => {
                       below: n.top >= at.bottom - 1, inView: n.left >= box.left - 1 && n.right <= box.right + 1};
             })};
   });
-  const chart = document.querySelector('.st-key-loop_cycle [data-testid="stGraphVizChart"]');
+  const chart = deep('.st-key-loop_cycle [data-testid="stGraphVizChart"]') || deep('.lsp-diagram');
   const start = Array.from(chart.querySelectorAll('g.node'))
     .find((node) => node.querySelector('title').textContent === 'start').getBoundingClientRect();
   const view = chart.getBoundingClientRect();
@@ -556,7 +572,7 @@ def test_the_loop_view_keeps_each_statement_on_one_line_and_its_notes_in_view(ch
         step(page)
         expect(page.get_by_text('turn 1: add {"a": 2, "b": 3} -> 5')).to_be_visible()
         step(page)
-        expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("2 + 3 is 5.")
+        expect(page.get_by_text("Answer: 2 + 3 is 5.")).to_be_visible()
         pick_view(page, "The loop")
         expect(page.get_by_text('◀ returns "2 + 3 is 5."')).to_be_visible()
         page.wait_for_timeout(300)  # the cycle's layout is drawn after the script has run
@@ -576,7 +592,7 @@ def test_the_loop_view_keeps_each_statement_on_one_line_and_its_notes_in_view(ch
         assert layout["startInView"]
         nothing_cut_off(page)
         shot(page, f"13-the-loop-{width}.png")
-        page.locator('.st-key-loop_cycle').scroll_into_view_if_needed()
+        page.get_by_role("img", name="The loop's cycle, the way this turn went lit").scroll_into_view_if_needed()
         shot(page, f"14-the-cycle-{width}.png")
         no_exception_box(page)
     finally:

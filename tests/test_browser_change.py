@@ -7,7 +7,7 @@ fixtures are `tests/test_browser.py`'s). Screenshots go to test-artifacts/.
 import re
 
 import pytest
-from browser_support import undrawable_characters, wait_for_still
+from browser_support import status_line, undrawable_characters, wait_for_still
 from test_browser import (
     chromium,
     no_exception_box,
@@ -58,19 +58,23 @@ def shows(page, text: str) -> None:
     """Wait until the console shows `text`: a first fault may import the SDK, slow on a busy machine."""
     from playwright.sync_api import expect
 
-    console = page.get_by_test_id("stCode").filter(has_text="messages sent each turn")
-    expect(console).to_contain_text(text, timeout=30_000)
+    expect(console_box(page)).to_contain_text(text, timeout=30_000)
+
+
+def console_box(page):
+    """The console: the page's own, or the player's where it plays the run."""
+    return page.locator('[data-testid="stCode"], .lsp-console').filter(has_text="messages sent each turn")
 
 
 def console_text(page) -> str:
-    return page.get_by_test_id("stCode").filter(has_text="messages sent each turn").inner_text()
+    return console_box(page).inner_text()
 
 
 def graph_labels(page, waiting_for: str) -> list[str]:
     """The run graph's texts, once the browser has drawn `waiting_for` among them."""
     from playwright.sync_api import expect
 
-    run_graph = page.locator('[data-testid="stGraphVizChart"]').filter(has_text="task").first
+    run_graph = page.locator('[data-testid="stGraphVizChart"], .lsp-graph').filter(has_text="task").first
     expect(run_graph.locator("svg text").filter(has_text=waiting_for).first).to_be_attached(timeout=30_000)
     return run_graph.locator("svg text").all_text_contents()
 
@@ -78,7 +82,7 @@ def graph_labels(page, waiting_for: str) -> list[str]:
 def marks_drawn(page) -> list[str]:
     """The characters of the run graph's labels and the console that this machine's fonts cannot draw (none,
     or a learner sees an empty box where a mark should say what happened)."""
-    run_graph = page.locator('[data-testid="stGraphVizChart"]').filter(has_text="task").first
+    run_graph = page.locator('[data-testid="stGraphVizChart"], .lsp-graph').filter(has_text="task").first
     console = page.get_by_test_id("stCode").filter(has_text="messages sent each turn")
     return undrawable_characters(run_graph.locator("svg text")) + undrawable_characters(console.locator("code"))
 
@@ -187,7 +191,7 @@ def on_screen(page, status: str, branch: str) -> None:
     """Wait until the status line starts with `status` and the Branch on screen picker shows `branch`."""
     from playwright.sync_api import expect
 
-    expect(page.get_by_test_id("stProgress")).to_contain_text(status, timeout=30_000)
+    expect(status_line(page)).to_contain_text(status, timeout=30_000)
     expect(page.get_by_role("combobox", name="Branch on screen")).to_have_value(branch, timeout=30_000)
 
 

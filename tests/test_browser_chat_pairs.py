@@ -58,7 +58,7 @@ def test_every_row_sets_a_message_beside_its_own_translation(chromium, sandbox, 
         shows(page, console_lines(expected)[-1])  # the whole run is on the page, not a rerun still on its way
         page.get_by_test_id("stMain").get_by_role("radio", name="Messages", exact=True).click()
         wait_for_idle(page)
-        page.get_by_text("Beside it: the same conversation").click()
+        page.get_by_text("Beside it: Chat Completions").click()
         wait_for_idle(page)
         expected_rows = len(expected.messages) + bool(expected.system) + 1
         page.wait_for_function(f"document.querySelectorAll('.ls-chat-pairs > .ls-pair').length == {expected_rows + 1}")

@@ -4,7 +4,7 @@ words inside their node's outline and the diagram, a code box that scrolls with 
 a button whose words are all there."""
 
 import pytest
-from browser_support import open_page
+from browser_support import open_page, status_line
 from test_browser import chromium, no_exception_box, nothing_cut_off, pick_view, sandbox, shot, wait_for_idle  # noqa: F401
 from test_browser_change import click, open_panel
 
@@ -16,7 +16,7 @@ def test_a_fork_its_branch_map_its_result_row_and_the_loop_fit_their_boxes(chrom
     page = open_page(chromium, sandbox.url, width=width, height=1300)
     try:
         click(page, "Step")
-        expect(page.get_by_test_id("stProgress")).to_contain_text("turn 1 of", timeout=30_000)
+        expect(status_line(page)).to_contain_text("turn 1 of", timeout=30_000)
         open_panel(page, "Fork and edit")
         click(page, "Fork here, after turn 1")
         expect(page.get_by_role("button", name="Change it")).to_be_visible(timeout=30_000)
@@ -24,7 +24,7 @@ def test_a_fork_its_branch_map_its_result_row_and_the_loop_fit_their_boxes(chrom
         shot(page, f"clip-result-row-{width}.png")
         nothing_cut_off(page)  # the branch map, the result row, the run graph with its fork node
         click(page, "Step")
-        expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of", timeout=30_000)
+        expect(status_line(page)).to_contain_text("turn 2 of", timeout=30_000)
         page.locator('[data-testid="stGraphVizChart"]').filter(has_text="fork").first.scroll_into_view_if_needed()
         shot(page, f"clip-run-graph-{width}.png")
         nothing_cut_off(page)

@@ -1,6 +1,6 @@
 """The sandbox's keys in Debian's Chromium: each key does what its button does, and none while typing."""
 
-from browser_support import wait_for_idle
+from browser_support import status_line, wait_for_idle
 from test_browser import chromium, no_exception_box, sandbox, sandbox_page, shot  # noqa: F401  pytest fixtures
 
 
@@ -10,14 +10,14 @@ def press(page, key: str) -> None:
 
 
 def status(page) -> str:
-    return page.get_by_test_id("stProgress").inner_text()
+    return status_line(page).inner_text()
 
 
 def test_each_key_presses_its_button_and_is_shown_on_the_page(sandbox_page):  # noqa: F811
     from playwright.sync_api import expect
 
     page = sandbox_page
-    expect(page.get_by_text("Keys: S Step · E Run to end · R Reset")).to_be_visible()
+    expect(page.get_by_text("Keys: S Step · Space play or pause · E Run to end · R Reset")).to_be_visible()
     page.get_by_role("heading", name="Loop Sandbox").click()  # the focus on the page, in no text box
     press(page, "s")
     expect(page.get_by_text("turn 1 of 40")).to_be_visible()
@@ -67,8 +67,8 @@ def test_undo_and_redo_keys_take_an_action_back_and_again(sandbox_page):  # noqa
     page.get_by_role("heading", name="Loop Sandbox").click()
     press(page, "e")
     expect(page.get_by_text("turn 2 of 40")).to_be_visible()
-    press(page, "r")
-    expect(page.get_by_text("Reset started a new run: a run of 2 turns went with the old one")).to_be_visible()
+    press(page, "r")  # the player's Reset, in the browser
+    expect(page.get_by_text("turn 0 of 40")).to_be_visible()
     press(page, "z")
     expect(page.get_by_text("turn 2 of 40")).to_be_visible()
     press(page, "y")
@@ -86,7 +86,7 @@ def test_keys_still_work_after_the_slider_or_a_view_was_clicked(sandbox_page):  
     expect(page.get_by_text("turn 1 of 40")).to_be_visible(timeout=15_000)
     press(page, "s")
     expect(page.get_by_text("turn 2 of 40")).to_be_visible(timeout=15_000)
-    page.get_by_test_id("stSlider").locator("input[type=range]").focus()  # where a click on it leaves the focus
+    page.get_by_role("slider", name="Turn looked at").focus()  # where a click on it leaves the focus
     wait_for_idle(page)
     press(page, "r")  # a letter reaches its button
     expect(page.get_by_text("turn 0 of 40")).to_be_visible(timeout=15_000)

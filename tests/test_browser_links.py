@@ -5,7 +5,7 @@ session: nothing shared but the address) and compares the two screens: the statu
 (the graph, the console, the turn's request and reply), the branch picked and the view picked.
 """
 
-from browser_support import open_page
+from browser_support import open_page, status_line
 from test_browser import chromium, no_exception_box, sandbox, sandbox_page, step, wait_for_idle
 from test_browser_change import choose, click, open_panel
 
@@ -16,10 +16,14 @@ def look_back(page, turn: int) -> None:
     """Move the Look back slider to `turn` with the keyboard."""
     from playwright.sync_api import expect
 
-    slider = page.get_by_test_id("stSlider").locator("input[type=range]")
+    player = page.locator(".lsp-look input[type=range]")  # the player's, where it plays the run
+    slider = player if player.count() else page.get_by_test_id("stSlider").locator("input[type=range]")
     while (now := int(slider.input_value())) != turn:
         slider.press("ArrowLeft" if now > turn else "ArrowRight")
-        expect(page.get_by_test_id("stSliderThumbValue")).not_to_have_text(str(now))
+        if player.count():
+            expect(slider).not_to_have_value(str(now))
+        else:
+            expect(page.get_by_test_id("stSliderThumbValue")).not_to_have_text(str(now))
         wait_for_idle(page)
 
 
@@ -31,9 +35,11 @@ def pick_view(page, name: str) -> None:
 def screen(page) -> dict:
     """What a person sees of the run."""
     picker = page.get_by_role("combobox", name="Branch on screen")
-    return {"status": page.get_by_test_id("stProgress").inner_text(),
+    player = page.locator(".lsp")  # the player, where it plays the run: its status line and views
+    return {"status": (player.locator(".lsp-status-text") if player.count() else status_line(page))
+            .inner_text(),
             "view": page.get_by_test_id("stMain").get_by_role("radio", checked=True).inner_text(),
-            "shown": page.locator(".st-key-view_area").inner_text(),
+            "shown": (player if player.count() else page.locator(".st-key-view_area")).inner_text(),
             "branch": picker.input_value() if picker.count() else None}
 
 
@@ -62,11 +68,12 @@ def settled_url(page, holding: str) -> str:
     return url
 
 
-def reopened(chromium, page, holding: str):
-    """The page's address opened in a new browser context, once its screen has settled."""
+def reopened(chromium, page, holding: str, then: str = ""):
+    """The page's address opened in a new browser context, once its screen has settled. `then`: what the new
+    page's own address holds, when not `holding` (the player's actions in an address become the server's)."""
     url = settled_url(page, holding)
     again = open_page(chromium, url)
-    again.wait_for_function("text => window.location.href.includes(text)", arg=holding, timeout=30_000)
+    again.wait_for_function("text => window.location.href.includes(text)", arg=then or holding, timeout=30_000)
     wait_for_idle(again)
     return again
 
@@ -74,9 +81,12 @@ def reopened(chromium, page, holding: str):
 def test_a_script_at_a_turn_reopens_in_a_new_browser(sandbox_page, chromium):
     page = sandbox_page
     choose(page, "Script", "A chain of three tools, then the answer: four turns")
+    page.wait_for_function("() => [...(globalThis.loopSandboxFrames || new Map()).values()]"
+                           ".some((frames) => frames.title.startsWith('A chain'))")  # the player of this script
+    wait_for_idle(page)
     click(page, "Run to end")
-    look_back(page, 2)
-    again = reopened(chromium, page, "turn=2")
+    look_back(page, 2)  # in the player: the address holds what was done there
+    again = reopened(chromium, page, ".l2", "turn=2")  # the player's last look back, at turn 2
     try:
         same_screen(page, again)
         assert "Turn 2" in screen(again)["shown"] and screen(again)["status"].startswith("turn 4 of 40")
@@ -134,11 +144,11 @@ def test_copy_link_shows_the_address_the_page_is_at(sandbox_page):
     from playwright.sync_api import expect
 
     page = sandbox_page
-    step(page)
-    url = settled_url(page, "actions=")
+    step(page)  # the player's: Copy link hands it to the server first, which writes the address of the run
     page.get_by_test_id("stSidebar").get_by_role("button", name="Copy link").click()
     dialog = page.get_by_role("dialog")
     expect(dialog.get_by_test_id("stCode")).to_be_visible(timeout=30_000)
+    url = settled_url(page, "actions=")
     assert dialog.get_by_test_id("stCode").inner_text().strip() == url
     expect(dialog).to_contain_text("&embed=true")
     no_exception_box(page)
@@ -149,10 +159,13 @@ def test_the_page_loads_embedded(chromium, sandbox):
 
     page = open_page(chromium, f"{sandbox.url}/?model=script&script=three_tool_chain&embed=true")
     try:
-        expect(page.get_by_test_id("stProgress")).to_contain_text("turn 0 of 40")
-        step(page)
+        expect(status_line(page)).to_contain_text("turn 0 of 40")
+        step(page)  # the player writes the address: it keeps the page embedded too
+        url = settled_url(page, "played=")
+        assert "embed=true" in url and "script=three_tool_chain" in url
+        page.get_by_text("The loop", exact=True).click()  # a server run: its own writes keep it embedded
         url = settled_url(page, "actions=")
-        assert "embed=true" in url and "script=three_tool_chain" in url  # the page's own writes keep it embedded
+        assert "embed=true" in url and "script=three_tool_chain" in url
         expect(page.get_by_test_id("stToolbar")).to_have_count(0)  # embedded: no Deploy button or main menu
         no_exception_box(page)
     finally:
@@ -163,19 +176,21 @@ def test_back_and_forward_show_the_screens_their_addresses_name(sandbox_page):
     from playwright.sync_api import expect
 
     page = sandbox_page
+    page.get_by_text("Every turn", exact=True).click()  # the page's own Run view: each Step is an address
+    wait_for_idle(page)
     step(page)
     settled_url(page, "actions=")
     step(page)
-    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of")
+    expect(status_line(page)).to_contain_text("turn 2 of")
     settled_url(page, "actions=")
     page.go_back()
-    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 1 of", timeout=20_000)
+    expect(status_line(page)).to_contain_text("turn 1 of", timeout=20_000)
     back = settled_url(page, "actions=")
     page.go_forward()
-    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of", timeout=20_000)
+    expect(status_line(page)).to_contain_text("turn 2 of", timeout=20_000)
     settled_url(page, "actions=")
     page.reload()  # a reload shows the screen the address names, which is the one on screen
-    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of", timeout=30_000)
+    expect(status_line(page)).to_contain_text("turn 2 of", timeout=30_000)
     assert back != page.url
     no_exception_box(page)
 
@@ -186,11 +201,11 @@ def test_a_reload_on_write_your_loop_keeps_the_sandboxs_run_in_the_tab(sandbox_p
 
     page = sandbox_page
     step(page)
-    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 1 of", timeout=30_000)
+    expect(status_line(page)).to_contain_text("turn 1 of", timeout=30_000)
     open_panel(page, "Fork and edit")
     click(page, "Fork here, after turn 1")
     step(page)
-    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of")
+    expect(status_line(page)).to_contain_text("turn 2 of")
     settled_url(page, "actions=")
     before = screen(page)
     assert before["branch"].startswith("branch 1")
@@ -200,7 +215,7 @@ def test_a_reload_on_write_your_loop_keeps_the_sandboxs_run_in_the_tab(sandbox_p
     page.reload()
     wait_for_idle(page)
     page.get_by_test_id("stSidebarNav").get_by_text("Sandbox").click()
-    expect(page.get_by_test_id("stProgress")).to_contain_text("turn 2 of", timeout=30_000)
+    expect(status_line(page)).to_contain_text("turn 2 of", timeout=30_000)
     settled_url(page, "actions=")
     assert "restored" not in page.url  # the page's own address again: a link, not a note about this visit
     assert screen(page) == before
@@ -217,10 +232,10 @@ def test_a_bare_visit_in_a_new_tab_is_a_fresh_start(sandbox_page):
 
     page = sandbox_page
     step(page)
-    settled_url(page, "actions=")
+    settled_url(page, "played=")
     other = page.context.new_page()
     other.goto(page.url.split("?")[0])
     wait_for_idle(other)
-    expect(other.get_by_test_id("stProgress")).to_contain_text("turn 0 of", timeout=30_000)
+    expect(status_line(other)).to_contain_text("turn 0 of", timeout=30_000)
     assert "actions=" not in other.url
     no_exception_box(other)

@@ -91,7 +91,7 @@ def test_plain_streamlit_run_serves_the_page_untuned(tmp_path):
         session = await StreamlitSession.open(url)
         try:
             await session.rerun(session.pick("Script", RUNAWAY))
-            await session.rerun(*session.press("Step"))
+            await session.rerun(*session.step())
             return session.last_texts, nodelay_of_connection(server.process.pid, client_port(session))
         finally:
             await session.close()
@@ -112,7 +112,7 @@ def test_a_learner_dropped_with_a_class_of_others_gets_their_run_back(sandbox):
         learner = await StreamlitSession.open(sandbox.url)
         await learner.rerun(learner.pick("Script", RUNAWAY))
         for _ in range(2):
-            await learner.rerun(*learner.press("Step"))
+            await learner.rerun(*learner.step())
         await learner.close()
         for _ in range(others):  # each opens a session and drops it; the store keeps the most recent
             other = await StreamlitSession.open(sandbox.url, run=False)
@@ -139,7 +139,7 @@ def test_the_code_loaded_at_start_leaves_the_collectors_walk_and_sessions_are_st
         learners = [await StreamlitSession.open(url) for _ in range(5)]
         for learner in learners:
             await learner.rerun(learner.pick("Script", RUNAWAY))
-            await learner.rerun(*learner.press("Step"))
+            await learner.rerun(*learner.step())
         for learner in learners:  # all at once: a time-out of one second must not start while others still step
             await learner.close()
 

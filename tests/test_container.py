@@ -112,7 +112,7 @@ def test_the_container_serves_the_page_and_a_step_goes_through(container):
     async def learner() -> list[str]:
         session = await StreamlitSession.open(container.url)
         try:
-            outcome = await session.rerun(*session.press("Step"))
+            outcome = await session.rerun(*session.step())
             return outcome.texts
         finally:
             await session.close()

@@ -52,7 +52,7 @@ async def learner_at_turn(url: str, turns: int) -> tuple[StreamlitSession, str]:
     session = await StreamlitSession.open(url, headers={"Cookie": f"{COOKIE}={cookie}"})
     await session.rerun(session.pick("Script", RUNAWAY))
     for _ in range(turns):
-        await session.rerun(*session.press("Step"))
+        await session.rerun(*session.step())
     return session, cookie
 
 
@@ -112,7 +112,7 @@ def test_a_process_that_dies_gives_its_learners_a_fresh_session_at_once_not_a_ha
         os.kill(class_set.pid_of(cookie), signal.SIGKILL)
         started = time.monotonic()
         with pytest.raises(SessionGone):
-            await session.rerun(*session.press("Step"), timeout=30)
+            await session.rerun(*session.step(), timeout=30)
         noticed = time.monotonic() - started
         # As Streamlit's browser client does: wait for the health check through the proxy, then reconnect.
         while not healthy(class_set.url):

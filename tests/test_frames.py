@@ -9,11 +9,15 @@ from pathlib import Path
 import pytest
 
 from agent.page import NotPlayable, frames_of, play, run_page, sandbox_for
+from agent.page.graph import loop_diagram
+from agent.page.lesson_loop import shown_record
 from agent.page.names import Layout
 from agent.page.player_html import frames_to_export
 from agent.page.predict import questions_for
+from agent.page.safe_text import literal, marked_spans, with_code
 from agent.page.sandbox import Sandbox
 from agent.page.screen import screen_of
+from agent.page.turn_details import details_of, first_card, loop_view_caption, messages_caption
 from agent.page.view import builtin_scripts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +40,17 @@ def test_each_frame_is_what_the_page_shows_after_as_many_steps(name):
         assert frame.messages == len(page.run.messages)
         assert frames.messages[:frame.messages] == page.run.messages  # appended only: a prefix of the whole run
         assert (frame.outcome or {}).get("headline") == (screen.outcome.headline if screen.outcome else None)
+        # All controls' views, in the words views/run_tabs.py draws where the server steps
+        assert frame.details == details_of(screen)
+        assert (frame.loop_caption, frame.messages_caption, frame.first_card) == (
+            loop_view_caption(screen), messages_caption(screen.shown, screen.turn), first_card(screen))
+        lit = shown_record(screen.shown, screen.turn)
+        assert frames.diagrams[frame.path] == loop_diagram(lit.path if lit else None).source
     assert page.run.done, "the last frame is where the run ends"
+    if page.run.records:  # looked back at from the end, the state before turn 1 is said as what it was
+        page.look_at(0)
+        assert frames.start_looked_back == details_of(screen_of(page)).said
+        assert frames.start_looked_back.startswith("The state before turn 1: `messages` held the task")
     assert box.run.records == [], "working out the frames steps a copy, not the Sandbox it was given"
 
 
@@ -180,3 +194,24 @@ def test_a_scenario_on_the_lesson_path_says_its_place_and_what_to_watch():
     assert frames.scenario == "Scenario 2 of 9: Two tool calls in one reply."
     assert "ONE user message" in frames.watch
     assert frames_of(sandbox_for("toy", "What is 2 + 3?")).scenario == ""
+
+
+def test_a_failed_attempt_is_said_in_the_run_views_words_in_its_frames():
+    frames = frames_of(sandbox_for("overloaded_529")).frames
+    failed, retried = frames[2], frames[3]
+    assert failed.details.failures == "The request for turn 2 has failed 1 time so far."
+    assert failed.path == "model_error"
+    assert retried.details.attempts == ["Attempt at turn 2 failed first: 529 overloaded_error: Overloaded. It was not "
+                                        "counted; the next Step tried again."]
+    assert retried.details.came_back == ("**The reply came back** with stop_reason `end_turn`, and the loop returned "
+                                         "the answer.")
+    assert frames[0].messages_caption.startswith("Before the first turn, `messages` holds one message: the task.")
+
+
+def test_a_strangers_backticks_and_backslashes_stay_text_in_a_page_sentence():
+    stranger = "a `tick` and a \\ back\\`slash"
+    sentence = f"**Lead** with `code` and {literal(stranger)} after"
+    spans = marked_spans(sentence[len("**Lead**"):])
+    assert spans == [(False, " with "), (True, "code"), (False, f" and {stranger} after")]
+    drawn = with_code(sentence)
+    assert drawn.startswith("**Lead**") and "`code`" in drawn and "\\`tick\\`" in drawn  # escaped, not code

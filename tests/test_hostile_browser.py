@@ -74,6 +74,12 @@ def test_an_address_in_any_case_or_an_e_mail_is_shown_as_text_never_as_a_link(sa
     wait_for_idle(page)
     page.get_by_role("button", name="Run to end").click()
     wait_for_idle(page)
+    answer = page.locator(".lsp-outcome").filter(has_text="Answer:")  # the player's: text, never markdown
+    expect(answer).to_contain_text("[X](HTTP://EXAMPLE.COM) AND WWW.FOO.ORG, MAIL A@B.COM", timeout=20_000)
+    assert answer.locator("a").count() == 0
+    assert "\\" not in answer.inner_text()
+    page.get_by_text("Every turn", exact=True).click()  # the page's own Run view: markdown, the addresses as code
+    wait_for_idle(page)
     answer = page.get_by_test_id("stAlertContentSuccess")
     expect(answer).to_contain_text("[X](HTTP://EXAMPLE.COM) AND WWW.FOO.ORG, MAIL A@B.COM")
     assert answer.locator("a").count() == 0

@@ -14,16 +14,22 @@ from page_support import (
     console,
     everything_shown,
     full_page,
+    html_shown,
     lesson_code,
     lit_lines,
+    look_back,
+    loop_diagram_dot,
     open_sandbox,
     open_tab,
+    page_text,
     pick_script,
+    player_shows,
     run,
     run_graph_dot,
     screen,
     status,
     texts,
+    turn_looked_at,
     upload,
 )
 from streamlit.testing.v1 import AppTest
@@ -57,7 +63,7 @@ def test_stepping_the_reference_script_reaches_its_answer(at):
     assert not at.success
     click(at, "Step")
     assert console(at) == REFERENCE_CONSOLE
-    assert "2 \\+ 3 is 5\\." in at.success[0].value
+    assert "2 + 3 is 5." in page_text(at)
     dot = run_graph_dot(at)
     assert "ask2 -> outcome" in dot and 'label="answer\\n2 + 3 is 5."' in dot
     assert at.session_state["sandbox"].run.messages[-1] == {"role": "assistant",
@@ -67,6 +73,9 @@ def test_stepping_the_reference_script_reaches_its_answer(at):
 def test_step_after_the_end_says_so_and_does_nothing(at):
     click(at, "Run to end")
     before = at.session_state["sandbox"].run.to_json()
+    click(at, "Step")  # the player says so itself (tests/test_player_browser.py): the server hears of no Step
+    assert at.session_state["sandbox"].run.to_json() == before
+    run(at.toggle(key="whole_graph").set_value(True))  # the page draws the run itself: its own Step says so too
     click(at, "Step")
     assert "The loop has finished (2 + 3 is 5.)" in texts(at.info)
     assert at.session_state["sandbox"].run.to_json() == before
@@ -88,16 +97,20 @@ def test_the_turn_details_show_the_exact_request_and_the_reply(at):
     shown = screen(at)
     assert (shown.turn, shown.record.path, shown.record.reply["stop_reason"]) == (2, TurnPath.ANSWER, "end_turn")
     assert shown.turn_sent.sent.messages == 3 and shown.record.usage == {"input_tokens": 412, "output_tokens": 9}
-    details = texts(at.markdown)
-    assert "**Turn 2 sent** 3 messages" in details and "and the loop returned the answer" in details
-    assert shown.cost_line in texts(at.caption) and "412 input tokens · 9 output tokens" in shown.cost_line
-    assert not any(c.language == "json" for c in at.code)  # built closed: its JSON is made when it is opened
-    at.session_state["json_request2"] = True
-    run(at)
-    request = json.loads(next(c.value for c in at.code if c.language == "json"))
+    details = page_text(at)
+    assert "Turn 2 sent 3 messages" in details and "and the loop returned the answer" in details
+    assert shown.cost_line in details and "412 input tokens · 9 output tokens" in shown.cost_line
+    player = player_shows(at)  # the player draws the JSON from its frame, the messages named by their place
+    request = {**player.frame["request"]}
+    request["messages"] = player.frames["messages"][slice(*request["messages"])]
     shown = at.session_state["sandbox"].run
     assert request == {"model": "fake", **shown.request(shown.records[1])}
     assert list(request)[0] == "model" and len(request["messages"]) == 3
+    run(at.toggle(key="whole_graph").set_value(True))  # the page's own Run view: its JSON made when opened
+    assert not any(c.language == "json" for c in at.code)
+    at.session_state["json_request2"] = True
+    run(at)
+    assert json.loads(next(c.value for c in at.code if c.language == "json")) == request
 
 
 def test_switching_script_loads_its_settings_and_starts_over(at):
@@ -160,7 +173,7 @@ def test_the_turn_limit_reaches_the_loop(at):
     run(at.number_input(key="max_turns").set_value(3))
     click(at, "Run to end")
     assert console(at)[-2:] == ["result: stopped: no answer after 3 turns", "messages sent each turn: 1, 3, 5"]
-    assert "stopped: no answer after 3 turns" in at.warning[0].value
+    assert "stopped: no answer after 3 turns" in page_text(at)
     assert status(at).startswith("turn 3 of 3")
 
 
@@ -194,16 +207,16 @@ def test_the_slider_looks_back_without_losing_the_run(at):
     pick_script(at, "three_tool_chain")
     for _ in range(3):
         click(at, "Step")
-    assert at.slider(key="look_back").value == 3
-    run(at.slider(key="look_back").set_value(1))
+    assert turn_looked_at(at) == 3
+    look_back(at, 1)
     assert console(at) == [console(at)[0], "messages sent each turn: 1"]
     assert "ask1" in run_graph_dot(at) and "ask2" not in run_graph_dot(at)
     assert "next Step" not in run_graph_dot(at)  # looking back: there is no next Step from there
-    assert "Looking back at turn 1 of 3" in texts(at.caption)
+    assert "Looking back at turn 1 of 3" in page_text(at)
     assert at.session_state["sandbox"].run.turn == 3
     click(at, "Step")  # carries on from the latest turn, and shows it
     assert at.session_state["sandbox"].run.turn == 4
-    assert at.slider(key="look_back").value == 4
+    assert turn_looked_at(at) == 4
     assert console(at)[-2].startswith("result: ")
 
 
@@ -211,15 +224,15 @@ def test_a_model_error_is_shown_and_the_next_step_retries(at):
     pick_script(at, "overloaded_529")
     click(at, "Step")
     click(at, "Step")
-    assert "**The model failed:** 529 overloaded\\_error: Overloaded" in at.error[0].value
-    assert "Step tries turn 2 again" in at.error[0].value
+    assert "529 overloaded_error: Overloaded" in page_text(at)
+    assert "Step tries turn 2 again" in page_text(at)
     assert "ask2_failed1" in run_graph_dot(at)
     click(at, "Step")
     assert console(at)[-2:] == ["result: 2 + 3 is 5.", "messages sent each turn: 1, 3"]
-    assert at.success  # the answer, and the failed attempt stays on record in the turn's details
-    attempts = screen(at).attempts
+    assert "2 + 3 is 5." in page_text(at).splitlines()  # the answer, said as the outcome
+    attempts = screen(at).attempts  # the failed attempt stays on record in the turn's details
     assert [(a.turn, a.status) for a in attempts] == [(2, 529)] and not attempts[0].counted
-    assert texts(at.error).startswith(f"Attempt at turn 2 failed first: {attempts[0].error}")
+    assert f"Attempt at turn 2 failed first: {attempts[0].error}" in page_text(at)
 
 
 def test_a_bad_request_is_shown_as_one(at):
@@ -228,14 +241,14 @@ def test_a_bad_request_is_shown_as_one(at):
         + [{"stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}]}], "tools": ["add"]}
     run(at.file_uploader(key="upload").upload("dup.json", json.dumps(data).encode(), "application/json"))
     click(at, "Run to end")
-    assert "bad request: messages" in at.error[0].value.replace("\\", "")
-    assert "unique" in at.error[0].value
+    assert "bad request: messages" in page_text(at)
+    assert "unique" in page_text(at)
 
 
 def test_the_loop_view_lights_the_lessons_lines_with_the_values_they_saw(at):
     click(at, "Step")
     open_tab(at, "The loop")
-    diagram = next(g.proto.spec for g in at.get("graphviz_chart") if g.proto.spec.startswith("digraph loop"))
+    diagram = loop_diagram_dot(at)
     assert 'tools [label="run every tool call" color="#f08c00"' in diagram
     code = lesson_code(at)
     source = (ROOT / "examples" / "correct_loop.py").read_text()
@@ -249,7 +262,7 @@ def test_the_loop_view_lights_the_lessons_lines_with_the_values_they_saw(at):
     lit = "\n".join(lit_lines(lesson_code(at)))
     assert "stop_reason = &quot;end_turn&quot;" in lit and "returns &quot;2 + 3 is 5.&quot;" in lit
     assert "run_tool" not in lit
-    run(at.slider(key="look_back").set_value(1))  # looking back moves the lit lines too
+    look_back(at, 1)  # looking back moves the lit lines too
     lit = "\n".join(lit_lines(lesson_code(at)))
     assert "run_tool" in lit and "turn = 1" in lit and "stop_reason = &quot;end_turn" not in lit
 
@@ -266,7 +279,7 @@ def test_the_loop_view_shows_a_refused_request_at_the_call_that_raised(at):
 
 def test_the_loop_view_tells_the_sandbox_s_harness_from_run_agent(at):
     open_tab(at, "The loop")
-    caption = texts(at.caption)
+    caption = page_text(at)
     assert "with the lines that run before the first turn lit, and the value they set beside them" in caption
     assert "before the first turn went through" not in caption
     pick_script(at, "overloaded_529")
@@ -276,8 +289,8 @@ def test_the_loop_view_tells_the_sandbox_s_harness_from_run_agent(at):
     lit = "\n".join(lit_lines(lesson_code(at)))
     assert ("the call failed: run_agent would raise here (the exception leaves it); the sandbox keeps the run, "
             "and the next Step tries again") in lit
-    assert "the failed attempt at turn 2 went through lit" in texts(at.caption)
-    diagram = next(g.proto.spec for g in at.get("graphviz_chart") if g.proto.spec.startswith("digraph loop"))
+    assert "the failed attempt at turn 2 went through lit" in page_text(at)
+    diagram = loop_diagram_dot(at)
     assert "subgraph cluster_sandbox" in diagram and "the sandbox, not run_agent" in diagram
     assert re.search(r'failed \[label="failed: the next\\nStep tries again" color="#f08c00"[^]]*style="filled,dashed"',
                      diagram)
@@ -286,23 +299,24 @@ def test_the_loop_view_tells_the_sandbox_s_harness_from_run_agent(at):
 def test_the_messages_tab_marks_the_new_messages(at):
     click(at, "Step")
     open_tab(at, "Messages")
-    cards = "".join(h.proto.body for h in at.get("html"))
-    assert cards.count("ls-msg ls-") == 3 and cards.count(">new<") == 2
-    at.session_state["json_messages"] = True
-    run(at)
-    sent = json.loads(next(c.value for c in at.code if c.language == "json"))
-    assert sent == at.session_state["sandbox"].run.messages
+    cards = "".join(html_shown(at))
+    assert cards.count("ls-msg ls-") == 3
+    player = player_shows(at)  # the player marks the new ones, and draws the array's JSON from the frames
+    assert player.frame["new"] == [1, 3]
+    assert player.frames["messages"][:player.frame["messages"]] == at.session_state["sandbox"].run.messages
+    run(at.toggle(key="openai_side").set_value(True))
+    run(at.toggle(key="openai_side").set_value(False))
+    assert player_shows(at) is not None  # the player again, once Chat Completions is off
 
 
 def test_a_long_run_keeps_old_messages_to_one_line_each(at):
     pick_script(at, "runaway")
     click(at, "Run to end")
     open_tab(at, "Messages")
-    cards = "".join(h.proto.body for h in at.get("html"))
+    cards = "".join(html_shown(at))
     assert cards.count("ls-msg ls-") == 1 + 6  # the task, then the latest three turns in full
-    at.session_state["older_messages"] = True
-    run(at)
-    lines = next(c.value for c in at.code if c.value.startswith("[1] ")).splitlines()
+    player = player_shows(at)  # the ones before, a line each, in the player's expander
+    lines = player.frames["lines"][1:player.frame["first_card"]]
     assert len(lines) == 74 and lines[0] == '[1] assistant: tool_use toolu_01 add {"a": 1, "b": 1}'
 
 
@@ -390,7 +404,7 @@ def test_the_real_model_steps_through_the_sdk_against_a_local_server(at, stand_i
     click(at, "Step")
     click(at, "Step")
     assert console(at) == REFERENCE_CONSOLE
-    assert "2 \\+ 3 is 5\\." in at.success[0].value
+    assert "2 + 3 is 5." in page_text(at)
     assert stand_in.requests_answered == 2
     usage = next(c.value for c in at.caption if c.value.startswith("Usage: "))
     assert "input tokens" in usage and "output tokens" in usage  # usage, and no cost: the local stand-in is free

@@ -7,14 +7,16 @@ from page_support import (
     choose_real,
     click,
     console,
+    look_back,
     open_sandbox,
     open_tab,
     page_nodes,
+    page_text,
     pick_script,
+    player_shows,
     run,
     run_graph_dot,
     screen,
-    texts,
     upload,
 )
 from streamlit.testing.v1 import AppTest
@@ -38,7 +40,7 @@ def test_switching_back_to_the_script_after_a_failure_leaves_no_stale_notice(at)
     click(at, "Step")
     assert at.error
     run(at.radio(key="model_choice").set_value("Script"))
-    assert not at.error and "The settings changed" not in texts(at.info)
+    assert not at.error and "The settings changed" not in page_text(at)
     assert at.session_state["sandbox"].run_model == "Script" and at.session_state["sandbox"].run.records == []
 
 
@@ -46,7 +48,7 @@ def test_a_failed_attempt_prints_no_result_while_the_run_goes_on(at):
     pick_script(at, "overloaded_529")
     click(at, "Step")
     click(at, "Step")
-    assert "Step tries turn 2 again" in at.error[0].value
+    assert "Step tries turn 2 again" in page_text(at)
     assert not any(line.startswith("result: ") for line in console(at))
     assert console(at)[-2] == "turn 2: model error: 529 overloaded_error: Overloaded"
 
@@ -57,27 +59,30 @@ def test_a_script_that_runs_out_ends_the_run_in_words(at):
     click(at, "Run to end")
     run_state = at.session_state["sandbox"].run
     assert run_state.done and run_state.records[-1].path == "no_reply" and run_state.turn == 41
-    warned = texts(at.warning)
+    warned = page_text(at)
     assert "no reply to give" in warned and "the run ends here" in warned and "tries turn" not in warned
     assert console(at)[-2].startswith("result: stopped: the script 'runaway' has 40 replies")
+    click(at, "Step")  # the player's, which says so itself (tests/test_player_browser.py): the server hears nothing
+    assert at.session_state["sandbox"].run is run_state and run_state.turn == 41
+    run(at.toggle(key="whole_graph").set_value(True))  # the page's own Step says so too
     click(at, "Step")
-    assert "There is nothing left to step" in texts(at.info)
+    assert "There is nothing left to step" in page_text(at)
 
 
 def test_looking_back_to_turn_0_of_a_finished_run_says_what_it_was(at):
     click(at, "Run to end")
-    run(at.slider(key="look_back").set_value(0))
-    shown = texts(at.markdown)
+    look_back(at, 0)
+    shown = page_text(at)
     assert "No turn has gone through yet" not in shown and "The state before turn 1" in shown
     assert "next Step" not in run_graph_dot(at)
-    assert at.success  # the run's answer stays said above
+    assert "2 + 3 is 5." in shown.splitlines()  # the run's answer stays said above
 
 
 def test_the_whole_graph_toggle_stops_following_the_newest_turn(at):
     pick_script(at, "runaway")
     for _ in range(10):
         click(at, "Step")
-    assert graph_box(at).autoscroll and "earlier" in run_graph_dot(at)  # the newest turn in view
+    assert player_shows(at) and "earlier" in run_graph_dot(at)  # the player's graph, its newest turn in view
     run(at.toggle(key="whole_graph").set_value(True))
     assert "earlier" not in run_graph_dot(at) and "ask1 " in run_graph_dot(at)
     assert not graph_box(at).autoscroll  # the box stays at the top, where the turns brought back are
@@ -90,19 +95,19 @@ def graph_box(at: AppTest):
 
 def test_max_tokens_is_said_not_to_shorten_a_script_and_the_toy_keeps_to_it(at):
     run(at.number_input(key="max_tokens").set_value(1))
-    assert "cannot shorten them" in texts(at.caption)
+    assert "cannot shorten them" in page_text(at)
     run(at.radio(key="model_choice").set_value("Toy"))
     click(at, "Run to end")
-    assert "stopped: max\\_tokens" in at.warning[0].value
+    assert "stopped: max_tokens" in page_text(at)
 
 
 def test_usage_is_said_for_the_replies_that_carry_it(at):
     click(at, "Step")
     shown = screen(at)
     assert not shown.record.usage and shown.usage_total is None  # turn 1's scripted reply carries none
-    assert shown.cost_line in texts(at.caption) and "no usage" in shown.cost_line
+    assert shown.cost_line in page_text(at) and "no usage" in shown.cost_line
     click(at, "Step")
-    shown, captions = screen(at), texts(at.caption)
+    shown, captions = screen(at), page_text(at)
     assert shown.record.usage == {"input_tokens": 412, "output_tokens": 9}
     assert shown.usage_total in captions and "1 of 2 replies that reported usage: 412 input tokens" in shown.usage_total
     assert "the model took 0 ms" not in captions
@@ -112,16 +117,17 @@ def test_the_script_list_starts_with_the_lessons_run_and_reads_as_titles(at):
     picker = at.selectbox(key="script")
     assert picker.options[0] == "Add two numbers, then answer"
     assert "pause_turn" not in picker.options
-    assert "**Add two numbers, then answer**" in texts(at.caption)  # the whole title, however long
+    assert "**Add two numbers, then answer**" in page_text(at)  # the whole title, however long
 
 
 def test_a_refused_request_is_said_once(at):
     upload(at, "twice.json", ONE_ID_TWICE)
     click(at, "Run to end")
     refusal = at.session_state["sandbox"].run.records[-1].error
-    said = [e.value.replace("\\", "") for e in at.error] + [m.value.replace("\\", "") for m in at.markdown]
-    assert len(at.error) == 1 and sum(refusal in text for text in said) == 1
-    assert "**No reply came back**: the request was refused" in texts(at.markdown)
+    shows = player_shows(at)  # what the player says but the console
+    said = [text for text in shows.texts() if text != "\n".join(shows.frame["console"])]
+    assert not at.error and sum(refusal in text for text in said) == 1
+    assert "No reply came back: the request was refused" in page_text(at)
 
 
 # ---- the toy model and the other wire format
@@ -129,12 +135,12 @@ def test_a_refused_request_is_said_once(at):
 
 def test_the_toy_answers_a_typed_task_offline(at):
     run(at.radio(key="model_choice").set_value("Toy"))
-    assert "not a language model" in texts(at.caption)
+    assert "not a language model" in page_text(at)
     run(at.text_area(key="task").input("What is 2 + 3 and 10 + 20?"))
     click(at, "Run to end")
     assert console(at) == ['turn 1: add {"a": 2, "b": 3} -> 5', 'turn 1: add {"a": 10, "b": 20} -> 30',
                            "result: 2 + 3 is 5; 10 + 20 is 30.", "messages sent each turn: 1, 3"]
-    assert "toy's estimate" in texts(at.caption)
+    assert "toy's estimate" in page_text(at)
     open_tab(at, "Export")
     assert len(at.get("download_button")) == 5  # the run as a web page and as a script, like any other run
 
@@ -146,7 +152,7 @@ def test_the_messages_view_sets_chat_completions_beside_it(at):
     pairs = next(h.proto.body for h in at.get("html") if "ls-pairs" in h.proto.body)
     assert "tool_call_id" in pairs and "&quot;arguments&quot;: &quot;{\\&quot;a\\&quot;: 2" in pairs
     assert "finish_reason &quot;tool_calls&quot;" in pairs
-    table = texts(at.markdown)
+    table = page_text(at)
     assert "finish_reason" in table and "one `role: \"tool\"` message per result" in table
 
 

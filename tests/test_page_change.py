@@ -8,12 +8,15 @@ from page_support import (
     click,
     console,
     full_page,
+    look_back,
+    page_text,
     pick_script,
     run,
     run_graph_dot,
     screen,
     status,
     texts,
+    turn_looked_at,
 )
 from streamlit.testing.v1 import AppTest
 
@@ -40,10 +43,6 @@ def open_panel(at: AppTest, tab: str = "Fork and edit") -> AppTest:
     return run(at)
 
 
-def look_back(at: AppTest, turn: int) -> AppTest:
-    return run(at.slider(key="look_back").set_value(turn))
-
-
 def test_closed_the_panel_adds_nothing_but_its_header(at):
     click(at, "Step")
     assert not [b for b in at.button if b.key in ("fork", "fault_step", "hand_send")]
@@ -60,7 +59,7 @@ def test_fork_at_a_turn_and_step_on_sends_only_the_turns_after_it(at):
     tree, fake = at.session_state["sandbox"].tree, at.session_state["sandbox"].script_model()
     assert tree.current == "branch 1" and at.session_state["sandbox"].run is tree.branch.state
     assert at.session_state["sandbox"].run.turn == 2 and fake.calls == 2 and fake.requests == []
-    assert "Forked branch 1 from main after turn 2" in texts(at.info)
+    assert "Forked branch 1 from main after turn 2" in page_text(at)
     dot = run_graph_dot(at)
     assert "branch 1 leaves main" in dot and "fork -> ask3" in dot
     click(at, "Run to end")
@@ -89,7 +88,7 @@ def test_an_edited_reply_that_breaks_a_rule_is_refused_in_the_api_s_words(at):
     click(at, "Step")
     result = at.session_state["sandbox"].run.result
     assert result == "bad request: messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
-    assert result.removeprefix("bad request: ") in texts(at.error)
+    assert result.removeprefix("bad request: ") in page_text(at)
 
 
 def test_an_edit_that_is_not_json_says_so_and_changes_nothing(at):
@@ -100,12 +99,12 @@ def test_an_edit_that_is_not_json_says_so_and_changes_nothing(at):
     before = at.session_state["sandbox"].run.to_json()
     next(a for a in at.text_area if a.key and a.key.startswith("edit_blocks_")).set_value("[{oops")
     click(at, "Apply this reply")
-    assert "the blocks are not JSON" in texts(at.error) and at.session_state["sandbox"].run.to_json() == before
+    assert "the blocks are not JSON" in page_text(at) and at.session_state["sandbox"].run.to_json() == before
     panel = next(box for box in at.expander if box.label.startswith("Change the past"))
     assert "the blocks are not JSON" in texts(panel.error)  # beside the form, in the panel
     assert next(a for a in at.text_area if a.key.startswith("edit_blocks_")).value == "[{oops"  # the text is kept
     next(a for a in at.text_area if a.key.startswith("edit_blocks_")).set_value("[]").run()
-    assert "the blocks are not JSON" not in texts(at.error)  # put right: the words no longer stand beside it
+    assert "the blocks are not JSON" not in page_text(at)  # put right: the words no longer stand beside it
 
 
 def test_a_tool_result_edited_at_the_fork_is_what_the_next_request_carries(at):
@@ -162,7 +161,7 @@ def test_a_hand_reply_with_bad_input_is_refused_in_words_and_nothing_is_sent(at)
     run(at.number_input(key="hand_calls").set_value(1))
     at.text_input(key="hand_input_1").set_value('{"a": "two", "b": 3}')
     click(at, "Send this reply")
-    assert 'add needs "a" to be a number, got "two"' in texts(at.error)
+    assert 'add needs "a" to be a number, got "two"' in page_text(at)
     assert at.session_state["sandbox"].run.records == []
 
 
@@ -202,7 +201,7 @@ def agrees_with_the_tree(at: AppTest) -> None:
     assert status(at).startswith(f"turn {taken} of {state.max_turns} · ")
     notes = console_notes(tree.branch) if tree.branch.marks else None
     assert console(at) == console_lines(state, returned=False, notes=notes)
-    assert "had its value set via the Session State API" not in texts(at.warning)
+    assert "had its value set via the Session State API" not in page_text(at)
 
 
 def test_after_a_second_fork_step_steps_the_branch_on_screen(at):
@@ -375,13 +374,13 @@ def test_the_edit_form_says_a_script_does_not_read_the_edit(at):
     click(at, "Step")
     open_panel(at)
     click(at, "Fork here, after turn 1")
-    assert "its next replies were written for the run as it was, so they do not read your edit" in texts(at.caption)
+    assert "its next replies were written for the run as it was, so they do not read your edit" in page_text(at)
 
 
 def test_a_run_written_by_hand_is_said_to_be_in_its_turn_cards_and_its_export(at):
     open_panel(at, "Be the model")
     be_the_model(at, "tool_use", call='{"a": 20, "b": 22}')
-    captions = texts(at.caption)
+    captions = page_text(at)
     assert "Written by hand: a reply you write has no usage" in captions
     assert "the script gives this reply no usage" not in captions
     be_the_model(at, "end_turn", text="It is 42.")
@@ -405,12 +404,12 @@ def test_two_branches_compared_side_by_side_with_the_first_difference_marked(at)
     assert at.selectbox(key="compare_left").value == "main" and at.selectbox(key="compare_right").value == "branch 1"
     seen = compare(at.session_state["sandbox"].tree, MAIN, "branch 1")
     assert [(d.change, d.index, d.left, d.right) for d in seen.differences][0] == (Change.RESULT, 2, "5", "35")
-    assert seen.differences[0].words in texts(at.markdown)
+    assert seen.differences[0].words in page_text(at)
     pairs = next(h.proto.body for h in at.get("html") if "ls-pairs" in h.proto.body)
     assert pairs.count("first difference") == 2 and "messages[2]</span><span class=\"ls-badge\">first difference" \
         in pairs
     run(at.selectbox(key="compare_left").set_value("branch 1"))
-    assert "hold the same messages and ended the same way" in texts(at.caption)
+    assert "hold the same messages and ended the same way" in page_text(at)
 
 
 def test_a_fork_before_the_first_turn_stays_on_screen_when_a_setting_changed(at):
@@ -423,8 +422,8 @@ def test_a_fork_before_the_first_turn_stays_on_screen_when_a_setting_changed(at)
     click(at, "Fork here, after turn 0")
     tree = at.session_state["sandbox"].tree
     assert tree.current == "branch 1" and at.session_state["sandbox"].run is tree.branch.state
-    assert "Forked branch 1 from main after turn 0" in texts(at.info)
-    assert "Step carries on with the old ones" in texts(at.info)
+    assert "Forked branch 1 from main after turn 0" in page_text(at)
+    assert "Step carries on with the old ones" in page_text(at)
 
 
 # ------------------------------------------------------------ a fork at a turn that got no reply (issue 25, point 0)
@@ -440,9 +439,9 @@ def test_a_fork_after_a_turn_that_got_no_reply_says_so_and_can_give_it_one(at):
     open_panel(at)
     click(at, "Fork here, after turn 6")  # `run` asserts no exception box
     assert status(at).startswith("turn 5 of 6 · the request for turn 6 got no reply")  # no reply: no turn taken
-    assert at.slider(key="look_back").value == 6
-    assert "the script 'short_leash' has 5 replies and this is request 6" in texts(at.warning)  # the result box
-    said = texts(at.info)
+    assert turn_looked_at(at) == 6
+    assert "the script 'short_leash' has 5 replies and this is request 6" in page_text(at)  # the result box
+    said = page_text(at)
     assert "Turn 6 got no reply: the model had no reply to give" in said
     assert at.selectbox(key="edit_stop_branch 1_6_0").value == "end_turn"
     assert json.loads(at.text_area(key="edit_blocks_branch 1_6_0").value) == []

@@ -10,7 +10,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from page_support import full_page
+from page_support import (
+    full_page,
+    page_text,
+)
 from streamlit import config
 from streamlit.testing.v1 import AppTest
 from test_exercise import APPEND_REPLY, CORRECT_LOOP, MISTAKE_CASES, with_bug
@@ -164,9 +167,9 @@ def test_the_code_survives_reruns_and_a_visit_to_the_other_view(at):
 def test_changing_the_code_after_a_check_says_the_check_is_older(at):
     check(at, CORRECT_LOOP)
     run(at.text_area(key="loop_code").input(CORRECT_LOOP + "\n# a comment\n"))
-    assert "You have changed the code since this check" in texts(at.info)
+    assert "You have changed the code since this check" in page_text(at)
     click(at, "Check my loop")
-    assert "You have changed the code" not in texts(at.info)
+    assert "You have changed the code" not in page_text(at)
 
 
 def test_start_over_puts_the_starter_back(at):

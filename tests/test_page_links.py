@@ -5,9 +5,22 @@ of the first but the URL), and compares what the two show. Chromium does the sam
 """
 
 import pytest
-from page_support import click, console, full_page, open_tab, pick_script, run, status, texts
+from page_support import (
+    click,
+    console,
+    full_page,
+    look_back,
+    open_tab,
+    page_text,
+    pick_script,
+    player_shows,
+    run,
+    status,
+    texts,
+    turn_looked_at,
+)
 from streamlit.testing.v1 import AppTest
-from test_page_change import be_the_model, fork_at, look_back, open_panel
+from test_page_change import be_the_model, fork_at, open_panel
 
 from agent.page.links import Link, to_query
 
@@ -35,7 +48,8 @@ def screen(at: AppTest) -> dict:
     picker = [s.value for s in at.selectbox if s.key == "branch_pick"]
     slider = [s.value for s in at.slider if s.key == "look_back"]
     return {"status": status(at), "console": console(at) if at.session_state["tab"] == "Run" else None,
-            "branch": picker[0] if picker else None, "turn": slider[0] if slider else None,
+            "branch": picker[0] if picker else None,
+            "turn": slider[0] if slider else turn_looked_at(at) if player_shows(at) else None,
             "view": at.session_state["tab"], "model": at.session_state["model_choice"],
             "task": at.session_state["task"]}
 
@@ -175,7 +189,7 @@ def test_copy_link_shows_the_whole_link_and_how_to_embed(at):
     click(at, "Copy link")
     link = next(c.value for c in at.code if "?model=script" in c.value)
     assert link.endswith("?model=script&script=add_then_answer&actions=" + query_of(at)["actions"])
-    assert "&embed=true" in texts(at.caption)
+    assert "&embed=true" in page_text(at)
 
 
 def test_back_and_forward_show_the_screen_their_address_names():

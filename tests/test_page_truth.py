@@ -3,7 +3,20 @@
 import re
 
 import pytest
-from page_support import ROOT, click, full_page, hand_over, pick_script, played, run, unescaped
+from page_support import (
+    ROOT,
+    answer,
+    asking,
+    click,
+    full_page,
+    hand_over,
+    look_back,
+    page_text,
+    pick_script,
+    played,
+    run,
+    unescaped,
+)
 from streamlit.testing.v1 import AppTest
 
 from agent.page import view
@@ -112,7 +125,7 @@ def test_an_injected_overload_says_the_same_click_retried(at):
     at = run(at)
     at = run(at.selectbox(key="fault_kind").set_value("overloaded"))
     at = run(next(b for b in at.button if b.key == "fault_step").click())
-    said = texts(at.error)
+    said = page_text(at)
     assert "Attempt at turn 1 failed first" in said
     assert "the same click sent the retry at once" in said and "the next Step tried again" not in said
 
@@ -121,21 +134,21 @@ def test_an_injected_overload_says_the_same_click_retried(at):
 
 
 def answer_all(at: AppTest) -> AppTest:
-    while choices := [b for b in at.button if b.key and b.key.startswith("choice_")]:
-        at = run(choices[at.session_state["sandbox"].open_question().right].click())
+    while asking(at):
+        at = answer(at, at.session_state["sandbox"].open_question().right)
     return at
 
 
 def test_all_controls_says_where_the_deciding_line_is_lit_and_keeps_the_score(at):
     at = run(at.toggle(key="predicting").set_value(True))
     at = answer_all(click(at, "Step"))
-    captions = texts(at.caption)
+    captions = page_text(at)
     assert "run_agent decided it at" in captions
     assert "lit in the loop below" not in captions and "lit in The loop view" in captions  # the Run view shows
     right, answered = at.session_state["sandbox"].score
     assert answered and f"Predictions: {right} right of {answered}" in captions
     at = run(at.segmented_control(key="tab").set_value("The loop"))
-    assert "lit in the loop below" in texts(at.caption)
+    assert "lit in the loop below" in page_text(at)
 
 
 # ---- point 4: a tool result with newlines is edited in a box that keeps them -----------------------------------
@@ -175,8 +188,7 @@ def test_copy_link_of_a_real_run_with_a_base_url_says_the_base_url_is_left_out()
 
 
 def test_start_here_has_redo_and_copy_link_and_every_key_it_lists_is_the_players(monkeypatch):
-    from agent.page.keys import KEYS
-    from views.start_here import PLAYER_KEYS_CAPTION
+    from agent.page.keys import KEYS, PLAYER_KEYS_CAPTION
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     at = run(AppTest.from_file(str(ROOT / "sandbox_app.py"), default_timeout=30))
@@ -245,11 +257,11 @@ def test_compare_says_one_message_in_the_singular(at):
     at = click(at, "Step")
     at.session_state["change_the_past"] = True
     at.session_state["past_tab"] = "Fork and edit"
-    at = run(at.slider(key="look_back").set_value(0))
+    at = look_back(at, 0)
     at = click(at, "Fork here, after turn 0")
     at.session_state["compare_box"] = True
     at = run(at)
-    said = texts(at.caption)
+    said = page_text(at)
     assert "the first 1 messages" not in said and "the first 1 message is the same in both" in said
 
 

@@ -211,6 +211,7 @@ def test_a_body_that_is_not_an_object_is_a_400_in_words(path, payload, words):
 def test_the_pages_switch_runs_over_a_thread_and_says_the_bytes_both_ways(monkeypatch):
     from pathlib import Path
 
+    from page_support import click, page_text
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
@@ -219,11 +220,11 @@ def test_the_pages_switch_runs_over_a_thread_and_says_the_bytes_both_ways(monkey
     at = at.run()
     at.toggle(key="threads").set_value(True).run()
     for _ in range(2):
-        at = next(b for b in at.button if b.label == "Step").click().run()
+        at = click(at, "Step")  # the player's Step, handed over as the player hands it
     assert not at.exception, [e.value for e in at.exception]
     run = at.session_state["sandbox"].run
     assert run.threads and run.result == "2 + 3 is 5." and run.records[1].thread["type"] == "continue"
-    assert any(c.value.startswith("Over a message thread (continue): this turn sent ") for c in at.caption)
+    assert "Over a message thread (continue): this turn sent " in page_text(at)
 
 
 def test_a_fork_of_a_threaded_run_falls_back_to_the_whole_array_on_its_first_turn():

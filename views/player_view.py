@@ -88,6 +88,8 @@ def take_up(box: Sandbox, said: Any) -> None:
         return
     sent.taken = str(said.get("id"))
     sent.version = None  # taken once: the frames drawn next start where these actions left the run
+    if said["played"]:
+        box.notice = None  # what the server said last came before what the learner has done since
     take_up_played(box, said["played"])
 
 
@@ -102,11 +104,13 @@ def lost(sent: PlayerSent) -> None:
 
 
 def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Callable[..., Any]) -> None:
-    """The player, from where the Sandbox's run stands; `query` is the address the page writes for it."""
+    """The player, from where the Sandbox's run stands; `query` is the address the page writes for it. On All
+    controls it draws the view picked (Run, The loop, Messages) below its step row; on Start here, the beginner's."""
     key = frames_key(box)
     frames = frames_sent(box, key)
     start = start_of(box)
-    version = hashlib.sha256(json.dumps([key, start, query, box.page.player.taken]).encode()).hexdigest()[:16]
+    layout = {"layout": box.layout.word, "view": str(box.view)}
+    version = hashlib.sha256(json.dumps([key, start, query, box.page.player.taken, layout]).encode()).hexdigest()[:16]
     box.page.player.version = version
 
     def frames_wanted() -> None:  # a widget's callback, as every one says (views/widget_state.py)
@@ -137,7 +141,7 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
     with st.container(key=f"{VERSION_KEY}{version}"):
         # In a list: Streamlit looks for dataframes among a dict's values, over a millisecond a run for these.
         PLAYER(key=KEY, data=[{"frames_key": key, "start": start, "query": query, "next": next_label,
-                               "version": version, "taken": box.page.player.taken, "page": PAGE}],
+                               "version": version, "taken": box.page.player.taken, "page": PAGE, **layout}],
                on_next_scenario_change=handed_with("next_scenario", box.next_scenario),
                on_undo_change=handed_with("undo", box.undo), on_redo_change=handed_with("redo", box.redo),
                on_played_change=box.page.widget_began,

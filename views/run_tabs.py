@@ -11,18 +11,19 @@ from typing import Any
 
 import streamlit as st
 
-from agent.loop import RunState, TurnPath
+from agent.loop import RunState
 from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import NotPlayable, run_page, view
 from agent.page.frames import GRAPH_TURNS
 from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html, message_html, messages_html, source_html
-from agent.page.lesson_loop import lesson_source, loop_caption, shown_record
+from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.names import ModelKind
 from agent.page.player_html import frames_to_export
-from agent.page.safe_text import CODE_CHARS, as_code, as_sentence, clip_text
+from agent.page.safe_text import CODE_CHARS, as_sentence, clip_text, with_code
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen
+from agent.page.turn_details import details_of, first_card, loop_view_caption, messages_caption
 from agent.real import record_script
 from agent.scripts import ScriptError
 from agent.summary import message_line
@@ -31,7 +32,6 @@ from views.notices import api_key
 from views.page_js import LOOP_DIAGRAM_KEY
 from views.widget_state import touched
 
-CARD_TURNS = 3  # the Messages view draws the latest turns as cards, older ones as one line a message
 CONSOLE_LINE_CHARS = 2_000  # a console line is clipped here: a 20 MB answer is the Export tab's, not the console's
 ss = st.session_state
 
@@ -61,39 +61,28 @@ def run_view(screen: Screen) -> None:
 
 def turn_details(screen: Screen) -> None:
     """The exact request a turn sent and the reply that came back, under the turn's heading."""
-    run, turn = screen.run, screen.turn
-    heading = f"##### Turn {turn}\n\n" if turn else "##### Before the first turn\n\n"
-    if tries := screen.next_failures:  # attempts at the next turn that have failed so far
-        st.caption(f"The request for turn {turn + 1} has failed {tries} time{'s' if tries != 1 else ''} so far.")
-    record = screen.record
+    run, turn, record, key = screen.run, screen.turn, screen.record, api_key()[0]
+    said = details_of(screen)
+    if said.failures:  # attempts at the next turn that have failed so far
+        st.caption(said.failures)
+    heading = f"##### {said.heading}\n\n"
     if record is None:
-        if run.records:  # looking back at the start of a run that has gone on
-            st.markdown(heading + "The state before turn 1: `messages` held the task, alone, and turn 1 sent it.")
-        else:
-            st.markdown(heading + "No turn has gone through yet. **Step** sends the first request: the task, alone.")
+        st.markdown(heading + with_code(said.said, key))
         st.html(message_html(run.messages[0], 0))
         return
-    for attempt, retried in zip(screen.attempts, screen.attempt_retries, strict=True):
-        st.error(f"Attempt at turn {turn} failed first: {as_sentence(attempt.error, api_key()[0])} It was not counted; "
-                 f"{retried}.", icon=":material/replay:")
-    said = screen.turn_sent
-    assert said is not None and said.record is record
+    for attempt in said.attempts:
+        st.error(with_code(attempt, key), icon=":material/replay:")
     # What was sent and what came back in one block, the JSON of both under the cards: each element is a
     # message a Step sends, and most of a Step's server time is Streamlit's own work for each (docs/hosting.md).
-    if record.reply is None:  # the run's outcome above says why, in full: not twice
-        why = "the model had no reply to give" if record.path == TurnPath.NO_REPLY else "the request was refused"
-        came_back = f"**No reply came back**: {why}, and the run ended here (the notice above says why)."
-    else:
-        came_back = (f"**The reply came back** with stop_reason {as_code(record.reply.get('stop_reason'))}, and the "
-                     f"loop {view.PATH_WORDS.get(record.path, record.path)}.")
-    st.markdown(f"{heading}{said.line}\n\n{came_back}")
-    if (note := view.thread_note(said.sent)) is not None:
-        st.caption(note)
+    st.markdown(f"{heading}{with_code(said.said, key)}\n\n{with_code(said.came_back, key)}")
+    if said.thread_note:
+        st.caption(said.thread_note)
     if record.reply is not None:
-        st.caption(screen.cost_line)
+        st.caption(said.cost_line)
         added = screen.added
         st.html(messages_html(run.messages[added.start:added.stop], added.start, added, f"new in turn {turn}"))
-    show_json_lazily("The exact request (JSON)", said.request, f"request{turn}")
+    assert screen.turn_sent is not None
+    show_json_lazily("The exact request (JSON)", screen.turn_sent.request, f"request{turn}")
     if record.reply is not None:
         show_json_lazily("The reply as it came back (JSON)", record.reply, f"reply{turn}")
 
@@ -115,7 +104,7 @@ def loop_view(screen: Screen) -> None:
     shown, turn = screen.shown, screen.turn
     record = shown_record(shown, turn)
     ended = record is not None and shown.done and record is shown.records[-1]
-    st.caption(loop_caption(record))
+    st.caption(loop_view_caption(screen))
     st.html(source_html(lesson_source(record, shown.result if ended else None)))
     with st.container(key=LOOP_DIAGRAM_KEY):  # scrolls sideways rather than shrink, opened where the loop starts
         st.graphviz_chart(loop_diagram(record.path if record else None).source)
@@ -125,15 +114,11 @@ def messages_view(screen: Screen) -> None:
     shown, turn = screen.shown, screen.turn
     messages = shown.messages
     new = screen.added
-    threaded = any(r.thread is not None for r in shown.records)  # the model holds the thread: not the whole array
-    after = ("This is where the run ended." if shown.done else "The next request sends only the messages after the "
-             "last reply, over its message thread." if threaded else "The next request sends this whole array.")
-    st.caption(f"{len(messages)} messages after turn {turn}; the ones turn {turn} added are marked. {after}")
-    if st.toggle("Beside it: the same conversation as OpenAI's Chat Completions would carry it", key="openai_side",
-                 on_change=touched):
+    st.caption(with_code(messages_caption(shown, turn)))
+    if ss.get("openai_side"):  # the switch is beside the view picker (views/sandbox.py)
         chat_completions_view(shown, new)
         return
-    cut = view.first_card(shown, turn, CARD_TURNS)
+    cut = first_card(screen)
     st.html(message_html(messages[0], 0))
     if cut > 1:
         older = st.expander(f"messages[1]–[{cut - 1}], one line each", key="older_messages", on_change=touched)

@@ -17,8 +17,8 @@ import streamlit as st
 from agent.loop import Model
 from agent.models.toy import CAN_DO, EXAMPLE_TASKS
 from agent.page import real_model, view
-from agent.page.keys import KEY_OF, KEYS_CAPTION
-from agent.page.links import from_query
+from agent.page.keys import KEY_OF, KEYS_CAPTION, PLAYER_KEYS_CAPTION
+from agent.page.links import from_query, to_query
 from agent.page.names import Layout, ModelKind, NoticeKind, OutcomeKind, View
 from agent.page.safe_text import as_text, scrub
 from agent.page.sandbox import MAX_TOKENS_ON_PAGE, MAX_TURNS_ON_PAGE, VIEWS, Notice, Sandbox
@@ -27,7 +27,7 @@ from agent.real import DEFAULT_MODEL
 from agent.summary import clip
 from agent.tools import TOOLS
 from agent.untrusted import MAX_FILE_BYTES
-from views import change_the_past, page_link, session, start_here
+from views import change_the_past, page_link, player_view, session, start_here
 from views.actions import act
 from views.notices import api_key, show_notice, show_outcome
 from views.page_js import remember_layout_js
@@ -236,10 +236,35 @@ def task_box(box: Sandbox) -> None:
         st.caption("The real model reads the task and answers it: each Step is one request, paid in tokens.")
 
 
+def uses_player(box: Sandbox) -> bool:
+    """Whether All controls draws the run in the player: a run it can play, in a view it draws. Every turn of the
+    graph, Chat Completions beside the messages, the Export view and an open Change the past are the server's."""
+    if box.layout != Layout.ALL or ss.get("change_the_past") or not player_view.usable(box):
+        return False
+    return {View.RUN: not ss.get("whole_graph"), View.LOOP: True,
+            View.MESSAGES: not ss.get("openai_side")}.get(box.view, False)
+
+
+def drawn_around(box: Sandbox) -> tuple[object, ...]:
+    """What All controls shows outside the Step's fragment: the switches, the model and its settings, the view."""
+    return (box.layout, box.predicting, box.view, box.run_model, box.script, repr(box.settings), box.from_file,
+            len(box.tree.branches))
+
+
 @st.fragment
-def sandbox_main() -> None:
-    """Everything that changes when the loop steps; a Step reruns only this."""
+def sandbox_main(on_player: bool, around: tuple[object, ...]) -> None:
+    """Everything that changes when the loop steps; a Step reruns only this. A run the player plays is drawn by
+    it: its Steps, look backs and answers then happen in the browser, with no rerun."""
     box = sandbox()
+    if uses_player(box) != on_player or (on_player and drawn_around(box) != around):
+        st.rerun()  # the page around no longer fits the run (an Undo of a switch, a run the server must step)
+    if on_player:
+        with st.empty():  # one place whether or not there is a notice: the player's place in the fragment stays
+            show_notice(box)
+        player_view.draw(box, to_query(box.link()), None, act)
+        page_link.write_query(box)
+        begun_by_a_widget(box)
+        return
     with st.container(horizontal=True, vertical_alignment="center", key="step_row"):
         st.button("Step", type="primary", icon=":material/skip_next:", key="step", on_click=on_step, args=(box, False),
                   help=f"One turn of the loop (key {KEY_OF['step']})")
@@ -333,13 +358,16 @@ def sandbox_view() -> None:
         return
     sidebar(box)
     task_box(box)
-    # Outside the fragment: a Step does not redraw them (each element drawn is a message a Step sends).
+    on_player = uses_player(box)
+    # Outside the fragment: a Step does not redraw them (each element drawn is a message a Step sends). The player
+    # draws its own Undo and Redo.
     with st.container(horizontal=True, vertical_alignment="center", key="undo_row"):
-        st.button("Undo", icon=":material/undo:", on_click=lambda: act(box.undo), key="undo", type="tertiary",
-                  help=f"Take back the last action (key {KEY_OF['undo']})")
-        st.button("Redo", icon=":material/redo:", on_click=lambda: act(box.redo), key="redo", type="tertiary",
-                  help=f"Take the undone action again (key {KEY_OF['redo']})")
-        st.caption(KEYS_CAPTION)
+        if not on_player:
+            st.button("Undo", icon=":material/undo:", on_click=lambda: act(box.undo), key="undo", type="tertiary",
+                      help=f"Take back the last action (key {KEY_OF['undo']})")
+            st.button("Redo", icon=":material/redo:", on_click=lambda: act(box.redo), key="redo", type="tertiary",
+                      help=f"Take the undone action again (key {KEY_OF['redo']})")
+        st.caption(PLAYER_KEYS_CAPTION if on_player else KEYS_CAPTION)
     # A picker, not st.tabs: only the view picked is sent to the browser, and picking one reruns the page.
     mirror("tab", box.view)
     with st.container(horizontal=True, vertical_alignment="center", key="view_row"):
@@ -348,9 +376,13 @@ def sandbox_view() -> None:
         if box.view == View.RUN:
             st.toggle("Every turn", key="whole_graph", on_change=touched,
                       help=f"Draw the run graph's every turn from the task down, not only the latest {GRAPH_TURNS}.")
+        elif box.view == View.MESSAGES:
+            st.toggle("Beside it: Chat Completions", key="openai_side", on_change=touched,
+                      help="The same conversation as OpenAI's Chat Completions would carry it, beside the array "
+                           "row by row, and what that translation leaves out.")
     # Drawn only while open (views/change_the_past.py); a real model's fault is asked without a live preview.
     change_the_past.panel(box, lambda: model_for_this_run(None))
-    sandbox_main()
+    sandbox_main(on_player, drawn_around(box))
     box.page.bare_visit = False  # from the next run on, the address follows the screen
 
 

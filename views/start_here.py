@@ -14,7 +14,7 @@ import streamlit as st
 from agent.page.frames import GRAPH_TURNS, Card, card_of  # as the player draws them on this layout
 from agent.page.graph import run_graph
 from agent.page.html_cards import message_html, messages_html, source_html
-from agent.page.keys import KEY_OF, START_KEYS_CAPTION
+from agent.page.keys import KEY_OF, PLAYER_KEYS_CAPTION, START_KEYS_CAPTION
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
 from agent.page.links import to_query
@@ -141,11 +141,6 @@ def _loop_and_graph(screen: Screen, shown: Any) -> None:
     with right:
         st.markdown("##### The run so far")
         st.graphviz_chart(run_graph(shown, GRAPH_TURNS, next_step=shown is screen.run).source)
-
-
-PLAYER_KEYS_CAPTION = ("Keys: **S** Step · **Space** play or pause · **E** Run to end · **R** Reset · **←** **→** one "
-                       "turn back or forward · **1**–**4** pick an answer · **Z** Undo · **Y** Redo (while no text "
-                       "box has the focus)")
 
 
 def player_page(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None:

@@ -19,16 +19,18 @@ from typing import Any
 
 from agent.loop import RunState, TurnPath, TurnRecord
 from agent.page import view
-from agent.page.graph import run_graph
+from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import message_html, source_html
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
 from agent.page.names import ModelKind
 from agent.page.predict import Verdict, questions_for
+from agent.page.safe_text import literal
 from agent.page.sandbox import Sandbox
 from agent.page.screen import Screen, deciding_line, screen_of
 from agent.page.shared_work import Outcomes
 from agent.page.terms import first_terms
+from agent.page.turn_details import TurnDetails, details_of, first_card, loop_view_caption, messages_caption
 from agent.summary import message_line
 
 GRAPH_TURNS = 5
@@ -111,6 +113,15 @@ class Frame:
     """The loop lit only as far as the reply appended, while the question is open."""
     asking_terms: list[str] = field(default_factory=list)
     """The terms said while the question is open: none that would give the answer away."""
+    details: TurnDetails = field(default_factory=lambda: TurnDetails(""))
+    """All controls' Run view of this turn: what it sent and what came back."""
+    loop_caption: str = ""
+    """All controls' Loop view: which lines are lit, and for what."""
+    path: str = ""
+    """The way round the loop's cycle this turn took ("" before the first turn): the Loop view's diagram."""
+    messages_caption: str = ""
+    first_card: int = 1
+    """All controls' Messages view draws the messages from here as cards, those before a line each."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +150,10 @@ class Frames:
     """The run's place on the lesson's path, for a built-in script on it ("" off the path)."""
     watch: str = ""
     """What to watch in this scenario."""
+    diagrams: dict[str, str] = field(default_factory=dict)
+    """The loop's cycle as DOT, for each `path` a frame names, lit along it."""
+    start_looked_back: str = ""
+    """The Run view's words for the state before turn 1, looked back at once the run has gone on."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -180,9 +195,9 @@ def card_of(screen: Screen) -> Card:
         sent += " (refused before sending: the request broke a rule of the API)"
     if record.reply is None:
         why = "the model had no reply to give" if record.path == TurnPath.NO_REPLY else \
-            f"the request failed: {record.error}"
+            f"the request failed: {literal(record.error)}"
         return Card(f"Turn {record.turn}", sent, f"No reply came back: {why}.", [], None, "", [])
-    came_back = f"a reply with stop_reason \"{record.reply.get('stop_reason')}\""
+    came_back = f"a reply with stop_reason \"{literal(record.reply.get('stop_reason'))}\""
     if screen.asking is not None:  # what the loop does with the reply is the question's answer
         return Card(f"Turn {record.turn}", sent, came_back, first_terms(run, record, asking=True), record.sent, "", [])
     added = screen.added
@@ -225,7 +240,10 @@ def _frame(screen: Screen) -> Frame:
         asking_status=(f"turn {asking.turn} of {run.max_turns} · the reply is back: what does the loop do now?"
                        if asking else ""),
         asking_loop=source_html(lesson_source(asking, asking=True)) if asking else "",
-        asking_terms=first_terms(run, asking, asking=True) if asking else [])
+        asking_terms=first_terms(run, asking, asking=True) if asking else [],
+        details=details_of(screen), loop_caption=loop_view_caption(screen),
+        path=str(lit.path) if lit is not None else "", messages_caption=messages_caption(screen.shown, screen.turn),
+        first_card=first_card(screen))
 
 
 def playable(box: Sandbox) -> str | None:
@@ -257,6 +275,10 @@ def frames_of(box: Sandbox) -> Frames:
             raise NotPlayable(f"The run goes on past {FRAMES_LIMIT} Steps: lower its turn limit to play it here.")
         copy.step()
         frames.append(_frame(screen_of(copy)))
+    looked_back = ""
+    if copy.run.records:
+        copy.look_at(0)
+        looked_back = details_of(screen_of(copy)).said
     script = box.picked_script
     place = box.scenario
     scenario = f"Scenario {place + 1} of {len(PATH)}: {script.title}." if place is not None else ""
@@ -267,7 +289,10 @@ def frames_of(box: Sandbox) -> Frames:
                   cards=[message_html(m, i) for i, m in enumerate(copy.run.messages)],
                   lines=[f"[{i}] {message_line(m)}" for i, m in enumerate(copy.run.messages)], frames=frames,
                   predict=box.predicting, scenario=scenario,
-                  watch=PATH[place].watch if place is not None else "")
+                  watch=PATH[place].watch if place is not None else "",
+                  diagrams={path: loop_diagram(TurnPath(path) if path else None).source
+                            for path in sorted({frame.path for frame in frames})},
+                  start_looked_back=looked_back)
 
 
 def start_of(box: Sandbox) -> dict[str, Any]:

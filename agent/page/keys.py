@@ -31,3 +31,7 @@ START_KEYS_CAPTION = ("Keys: **S** Step · **E** Run to end · **R** Reset · **
 KEYS_CAPTION = ("Keys: **S** Step · **E** Run to end · **R** Reset · **Z** Undo · **Y** Redo · **←** **→** one turn "
                 "back or forward · "
                 "**Home** **End** the first or the last turn (while no text box has the focus)")
+PLAYER_KEYS_CAPTION = ("Keys: **S** Step · **Space** play or pause · **E** Run to end · **R** Reset · **←** **→** one "
+                       "turn back or forward · **1**–**4** pick an answer · **Z** Undo · **Y** Redo (while no text "
+                       "box has the focus)")
+"""The player's keys (player.js), on either layout where it plays the run."""

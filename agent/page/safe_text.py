@@ -94,12 +94,40 @@ def as_text(value: Any, secret: str | None = None, limit: int = SHOWN_CHARS) -> 
     return md_escape(text)
 
 
+def literal(value: Any) -> str:
+    """A stranger's value inside one of the page's sentences (`with_code`): its backticks and backslashes are shown
+    as written, never taken for the sentence's marks."""
+    return str(value).replace("\\", "\\\\").replace("`", "\\`")
+
+
+def marked_spans(sentence: str) -> list[tuple[bool, str]]:
+    """A page sentence's pieces, each (whether it is code, its text): backticks open and close a code span, a
+    backslash keeps the character after it as it is (`literal`)."""
+    spans, piece, code, at = [], [], False, 0
+    while at < len(sentence):
+        char = sentence[at]
+        if char == "\\" and at + 1 < len(sentence):
+            piece.append(sentence[at + 1])
+            at += 2
+            continue
+        if char == "`":
+            spans.append((code, "".join(piece)))
+            piece, code = [], not code
+        else:
+            piece.append(char)
+        at += 1
+    spans.append((code, "".join(piece)))
+    return spans
+
+
 def with_code(sentence: str, secret: str | None = None) -> str:
-    """A sentence of the page's (its `code` spans marked with backticks, the rest maybe a stranger's words) as
-    markdown: the spans as code, the rest as plain text, as the player draws it (player.js `withCode`)."""
-    pieces = sentence.split("`")
-    return "".join(as_code(piece, secret) if i % 2 and piece else as_text(piece, secret)
-                   for i, piece in enumerate(pieces))
+    """A sentence of the page's as markdown, as the player draws it (player.js `withCode`): a lead in `**` at its
+    start bold, its `code` spans as code, the rest (maybe a stranger's words, `literal`) as plain text."""
+    lead = ""
+    if sentence.startswith("**") and (end := sentence.find("**", 2)) > 2:
+        lead, sentence = f"**{as_text(sentence[2:end], secret)}**", sentence[end + 2:]
+    return lead + "".join(as_code(text, secret) if code and text else as_text(text, secret)
+                          for code, text in marked_spans(sentence))
 
 
 def as_sentence(value: Any, secret: str | None = None, limit: int = SHOWN_CHARS) -> str:

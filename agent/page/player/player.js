@@ -3,7 +3,6 @@
 // build step; the run graph is laid out by Graphviz compiled to WebAssembly (viz-global.js, the global `Viz`).
 
 const PLAY_EVERY_MS = 1000;
-const CARD_MESSAGES = 6; // the Messages list draws about the latest three turns as cards, older ones a line each
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -18,11 +17,44 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-// `code` spans in the page's sentences (backticks), everything else as text.
+// A sentence of the page's (agent/page/safe_text.py `with_code`): a lead in `**` at its start bold, `code` spans
+// between backticks, a backslash keeping the character after it as it is (a stranger's backtick), the rest text.
 function withCode(text) {
   const span = el("span");
-  String(text).split("`").forEach((piece, i) => span.append(i % 2 ? el("code", { text: piece }) : piece));
+  let rest = String(text);
+  const lead = rest.startsWith("**") ? rest.indexOf("**", 2) : -1;
+  if (lead > 2) {
+    span.append(el("strong", { text: rest.slice(2, lead) }));
+    rest = rest.slice(lead + 2);
+  }
+  let piece = "";
+  let code = false;
+  const done = () => { if (piece) span.append(code ? el("code", { text: piece }) : piece); piece = ""; };
+  for (let i = 0; i < rest.length; i++) {
+    if (rest[i] === "\\" && i + 1 < rest.length) piece += rest[++i];
+    else if (rest[i] === "`") { done(); code = !code; } else piece += rest[i];
+  }
+  done();
   return span;
+}
+
+// Graphviz sizes a node by its own guess of the text's width; the browser's font may draw it wider. A text wider
+// than its node's outline is drawn to the outline's width (once a graph: the fitted SVG is kept). True: it fitted.
+function fitTexts(svg) {
+  if (!svg || svg.dataset.fitted || !svg.isConnected || !svg.getBBox().width) return false; // drawn, to measure
+  svg.dataset.fitted = "1";
+  for (const node of svg.querySelectorAll("g.node, g.cluster")) {
+    const outline = node.querySelector(":scope > polygon, :scope > ellipse, :scope > path");
+    if (!outline) continue;
+    const room = outline.getBBox().width - 8;
+    for (const text of node.querySelectorAll("text")) {
+      if (room > 0 && text.getBBox().width > room) {
+        text.setAttribute("textLength", room.toFixed(1));
+        text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+      }
+    }
+  }
+  return true;
 }
 
 // Graphviz may load a moment after the player (on the page it is a module of its own): wait for it a while.
@@ -158,7 +190,7 @@ class Player {
     this.svgs = new Map();
     this.build();
     this.draw();
-    this.prerender();
+    if (!this.allControls || this.host.view === "Run") this.prerender(); // the views without the graph lay none out
   }
 
   // ------------------------------------------------------------ what the player is at
@@ -296,6 +328,8 @@ class Player {
     this.unheard = true;
     const query = new URLSearchParams(this.host.query || {});
     query.set("played", this.played.join("."));
+    const now = new URLSearchParams(window.location.search); // an embedded page stays embedded (Streamlit's own)
+    for (const name of ["embed", "embed_options"]) now.getAll(name).forEach((value) => query.append(name, value));
     try { // a reload, or the address copied from the bar, replays it
       window.history.replaceState(window.history.state, "", `${window.location.pathname}?${query}`);
     } catch (error) { /* an address that cannot be written: the server keeps its own */ }
@@ -387,6 +421,10 @@ class Player {
     for (const part of this.jsonParts) part.addEventListener("toggle", () => this.drawJson());
     const onPage = Boolean(this.host);
     this.nextBox = el("div", { class: "lsp-next" });
+    players.push(this);
+    bindKeys();
+    this.root.addEventListener("pointerdown", () => { players.splice(players.indexOf(this), 1); players.push(this); });
+    if (this.allControls) { this.buildAllControls(); return; }
     this.root.append(
       onPage ? "" : el("header", { class: "lsp-head" },
         el("h3", { text: d.title }),
@@ -412,10 +450,42 @@ class Player {
       onPage ? "" : el("p", { class: "lsp-caption lsp-keys", text: "Keys: S Step · Space play or pause · E Run to end · R Reset · " +
                                                     "← → one turn back or forward · Home End the first or last turn · " +
                                                     "1–4 answer · Z Undo · Y Redo" }));
-    players.push(this);
-    bindKeys();
-    this.root.addEventListener("pointerdown", () => { players.splice(players.indexOf(this), 1); players.push(this); });
   }
+
+  // All controls on the page: the step row, the question, then the view the page's picker chose (Run, The loop,
+  // Messages), each as the page's own view draws it (views/run_tabs.py), from the frames' words for it.
+  buildAllControls() {
+    const view = this.host.view;
+    this.askBox = el("div", { class: "lsp-ask" }, this.cardBox, this.questionBox);
+    this.root.append(
+      el("div", { class: "lsp-controls", role: "toolbar", "aria-label": "Step the loop" },
+        this.stepButton, this.playButton, this.endButton, this.resetButton, this.undoButton, this.redoButton,
+        this.scoreLine),
+      el("div", { class: "lsp-status" }, this.progress, this.status),
+      this.noticeBox, this.outcomeBox, this.askBox,
+      el("div", { class: "lsp-look" }, el("span", { class: "lsp-label", text: "Look back" }), this.slider),
+      this.lookCaption);
+    if (view === "Run") {
+      this.usageLine = el("p", { class: "lsp-caption" });
+      this.detailsBox = el("div", { class: "lsp-details" });
+      this.root.append(el("div", { class: "lsp-run" },
+        el("section", { "aria-label": "The run graph" }, this.graphBox),
+        el("section", { "aria-label": "Console" }, el("h5", { text: "Console" }), this.consoleBox, this.usageLine,
+           this.detailsBox)));
+    } else if (view === "The loop") {
+      this.loopCaption = el("p", { class: "lsp-caption" });
+      this.diagramBox = el("div", { class: "lsp-diagram", "aria-label": "The loop's cycle" });
+      this.root.append(el("section", { "aria-label": "The loop" }, this.loopCaption, this.loopBox, this.diagramBox));
+    } else {
+      this.arrayBox = el("pre", { class: "lsp-json" });
+      this.arrayDetails = el("details", {}, el("summary", { text: "The whole array, exactly as sent (JSON)" }),
+                             this.arrayBox);
+      this.arrayDetails.addEventListener("toggle", () => this.drawArray());
+      this.root.append(el("section", { "aria-label": "Messages" }, this.messagesCaption, this.messagesBox,
+                          this.arrayDetails));
+    }
+  }
+  get allControls() { return this.host?.layout === "all"; }
 
   // ------------------------------------------------------------ drawing a frame
 
@@ -442,6 +512,10 @@ class Player {
     this.noticeBox.textContent = this.notice;
     this.noticeBox.hidden = !this.notice;
     this.drawOutcome(asking ? null : latest.outcome);
+    if (this.allControls) {
+      this.drawAllControls(asking ? before : shown, asking, asking ? before.turn : shownTurn);
+      return;
+    }
     this.drawNext(!asking && this.at === this.last && Boolean(latest.outcome));
     this.drawCard(shown, asking);
     this.drawQuestion(asking);
@@ -457,6 +531,85 @@ class Player {
     this.consoleBox.scrollTop = this.consoleBox.scrollHeight;
     const marked = this.messagesBox.querySelector(".ls-new");
     this.messagesBox.scrollTop = marked ? marked.offsetTop - this.messagesBox.offsetTop : 0;
+  }
+
+  // All controls: the turn's card only while its question is open (then the verdicts), and the view picked, of
+  // `frame` (while a question is open, the frame before it: the turn's outcome waits for the answer).
+  drawAllControls(frame, asking, turn) {
+    this.cardBox.hidden = !asking;
+    if (asking) this.drawCard(this.frame, true);
+    else this.askBox.append(this.questionBox);
+    this.drawQuestion(asking);
+    const view = this.host.view;
+    if (view === "Run") {
+      this.drawGraph(asking ? this.at - 1 : this.look === null ? this.at : this.frameOfTurn(this.look),
+                     this.look !== null || asking);
+      this.consoleBox.textContent = frame.console.join("\n");
+      this.consoleBox.scrollTop = this.consoleBox.scrollHeight;
+      this.usageLine.textContent = frame.details.usage_total;
+      this.usageLine.hidden = !frame.details.usage_total;
+      this.drawDetails(frame, turn);
+    } else if (view === "The loop") {
+      this.loopCaption.replaceChildren(withCode(frame.loop_caption));
+      this.loopBox.replaceChildren(...this.parsed(frame.loop));
+      this.drawDiagram(frame.path);
+    } else {
+      this.drawMessages(frame, turn);
+      this.drawArray(frame);
+    }
+  }
+
+  // The Run view's turn: its heading, what it sent, what came back, the usage, the messages it added, the JSON.
+  drawDetails(frame, turn) {
+    const said = frame.details;
+    const box = this.detailsBox;
+    box.replaceChildren();
+    if (said.failures && this.look === null) box.append(el("p", { class: "lsp-caption", text: said.failures }));
+    box.append(el("h5", { text: said.heading }));
+    if (!frame.request) {
+      box.append(el("p", {}, withCode(this.look === 0 && this.data.start_looked_back || said.said)),
+                 this.messageCard(0, ""));
+      return;
+    }
+    for (const attempt of said.attempts) box.append(el("p", { class: "lsp-outcome lsp-warn" }, withCode(attempt)));
+    box.append(el("p", {}, withCode(said.said)), el("p", {}, withCode(said.came_back)));
+    if (said.thread_note) box.append(el("p", { class: "lsp-caption", text: said.thread_note }));
+    if (frame.reply) {
+      box.append(el("p", { class: "lsp-caption", text: said.cost_line }));
+      for (let i = frame.new[0]; i < frame.new[1]; i++) box.append(this.messageCard(i, `new in turn ${turn}`));
+    }
+    box.append(...this.jsonParts);
+    this.drawJson(frame);
+  }
+
+  drawDiagram(path) {
+    const dot = this.data.diagrams[path];
+    this.diagrams ||= new Map();
+    if (!this.diagrams.has(path)) this.diagrams.set(path, viz().then((v) => v.renderSVGElement(dot)));
+    this.diagramWanted = path;
+    this.diagrams.get(path).then((svg) => {
+      if (this.diagramWanted !== path) return;
+      svg.setAttribute("role", "img");
+      svg.setAttribute("aria-label", "The loop's cycle, the way this turn went lit");
+      const drawn = svg.cloneNode(true);
+      this.diagramBox.replaceChildren(drawn);
+      if (fitTexts(drawn)) this.diagrams.set(path, Promise.resolve(drawn.cloneNode(true)));
+      // Wider than its box: it opens with the loop's start in view, as the page's own cycle does (page_js.py).
+      const start = [...drawn.querySelectorAll("g.node")]
+        .find((node) => node.querySelector("title")?.textContent === "start");
+      if (start && !this.diagramOpened) {
+        this.diagramOpened = true;
+        const box = this.diagramBox.getBoundingClientRect(), node = start.getBoundingClientRect();
+        this.diagramBox.scrollLeft += node.left + node.width / 2 - (box.left + this.diagramBox.clientWidth / 2);
+      }
+    }, () => this.diagramBox.replaceChildren(el("p", { class: "lsp-caption", text: "The diagram cannot be drawn " +
+      "in this browser (it needs WebAssembly); the lit lines above say the same." })));
+  }
+
+  drawArray(frame = null) {
+    if (frame) this.arrayFrame = frame;
+    if (!this.arrayDetails.open || !this.arrayFrame) return;
+    this.arrayBox.textContent = JSON.stringify(this.data.messages.slice(0, this.arrayFrame.messages), null, 2);
   }
 
   // On the page, at the run's end: the lesson's next scenario (a server action), or the path's end.
@@ -545,7 +698,8 @@ class Player {
                     withCode(q.verdicts[pick])));
       if (!asking && q.line) {
         box.append(el("p", { class: "lsp-caption" }, `run_agent ${q.did} at `, el("code", { text: q.line }),
-                      " (lit under The loop)."));
+                      this.allControls && this.host.view !== "The loop" ? " (lit in The loop view)." :
+                        this.allControls ? " (lit in the loop below)." : " (lit under The loop)."));
       }
     });
     if (!asking) return;
@@ -560,10 +714,9 @@ class Player {
 
   drawMessages(frame, turn) {
     const [start, stop] = frame.new;
-    this.messagesCaption.textContent = turn === 0 ? "Before the first turn, messages holds one message: the task." :
-      `${frame.messages} messages after turn ${turn}; the ones turn ${turn} added are marked.`;
-    // The task and the latest messages as cards; those between, a line each (a long run's list stays quick).
-    const cut = Math.max(1, Math.min(start || frame.messages, frame.messages - CARD_MESSAGES));
+    this.messagesCaption.replaceChildren(withCode(frame.messages_caption));
+    // The task and the latest turns' messages as cards; those between, a line each (a long run's list stays quick).
+    const cut = frame.first_card;
     const cards = [this.marked(this.cardNode(0), start === 0 && stop > 0 ? "new" : "")];
     if (cut > 1) {
       this.olderList ||= el("pre", { class: "lsp-console" });
@@ -577,8 +730,11 @@ class Player {
     this.messagesBox.replaceChildren(...cards);
   }
 
-  drawJson() {
-    const frame = this.look === null ? this.frame : this.frames[this.frameOfTurn(this.look)];
+  drawJson(shown = null) {
+    if (shown) this.jsonFrame = shown;
+    const frame = this.allControls ? this.jsonFrame :
+      this.look === null ? this.frame : this.frames[this.frameOfTurn(this.look)];
+    if (!frame) return;
     const [requestDetails, replyDetails] = this.jsonParts;
     requestDetails.hidden = !frame.request;
     replyDetails.hidden = !frame.reply;
@@ -611,6 +767,8 @@ class Player {
       svg.setAttribute("role", "img");
       svg.setAttribute("aria-label", "The run graph: ask, the tool calls, ask again, the outcome");
       this.graphBox.replaceChildren(svg.cloneNode(true));
+      const drawn = this.graphBox.firstChild;
+      if (fitTexts(drawn)) this.svgs.set(wanted, Promise.resolve(drawn.cloneNode(true)));
       this.graphBox.scrollTop = this.graphBox.scrollHeight; // the newest turn is at the bottom
     }, () => {
       this.graphBox.replaceChildren(el("p", { class: "lsp-caption", text: "The graph cannot be drawn in this " +

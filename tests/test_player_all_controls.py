@@ -1,0 +1,118 @@
+"""All controls' player in Debian's Chromium: a script's run steps, looks back and predicts in the browser with
+nothing sent to the server, in each view the player draws (Run, The loop, Messages); the page's own switches hand
+over what was done first, and a link or a reload opens the same screen. Read as a learner reads the page: visible
+text, roles and labels, the graph's texts."""
+
+import pytest
+from browser_support import wait_for_idle
+from test_browser import chromium, no_exception_box, sandbox, shot  # noqa: F401  pytest fixtures
+from test_player_page import STATUS, server_click
+
+REFERENCE = "?controls=all&script=add_then_answer&predict=off"
+
+
+def open_all_controls(browser, url: str, width: int = 1440):
+    page = browser.new_context(viewport={"width": width, "height": 1300}).new_page()
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append("frame")))
+    page.goto(url)
+    wait_for_idle(page)
+    page.locator(STATUS).wait_for(timeout=30_000)
+    return page, sent
+
+
+def pick_view(page, view: str) -> None:
+    """The view picker is the page's own: a server run, after the player's hand-over."""
+    page.locator(".st-key-tab").get_by_text(view, exact=True).click()
+    wait_for_idle(page)
+    page.locator(STATUS).wait_for(timeout=20_000)
+
+
+@pytest.mark.parametrize("width", [1440, 900])
+def test_all_controls_steps_and_looks_back_in_the_player_in_every_view_it_draws(chromium, sandbox,  # noqa: F811
+                                                                                width):
+    from playwright.sync_api import expect
+
+    page, sent = open_all_controls(chromium, sandbox.url + "/" + REFERENCE, width)
+    expect(page.get_by_text("No turn has gone through yet. Step sends the first request: the task, alone.")) \
+        .to_be_visible()
+    before = len(sent)
+    page.get_by_role("button", name="Step", exact=True).click()
+    expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 1 tool call")
+    expect(page.get_by_text("Turn 1 sent", exact=True)).to_be_visible()
+    expect(page.get_by_text("with stop_reason tool_use, and the loop ran the tool calls")).to_be_visible()
+    expect(page.locator(".lsp-console")).to_contain_text('turn 1: add {"a": 2, "b": 3} -> 5')
+    expect(page.get_by_role("img", name="The run graph: ask, the tool calls, ask again, the outcome")
+           .get_by_text("ask 1")).to_be_visible()
+    page.keyboard.press("s")
+    expect(page.get_by_text("Answer: 2 + 3 is 5.")).to_be_visible()
+    expect(page.get_by_text("new in turn 2")).to_be_visible()
+    page.get_by_text("The exact request (JSON)").click()
+    expect(page.locator(".lsp-json").first).to_contain_text('"model": "fake"')
+    page.get_by_role("slider", name="Turn looked at").focus()
+    page.keyboard.press("ArrowLeft")
+    expect(page.get_by_text("Looking back at turn 1 of 2.")).to_be_visible()
+    page.wait_for_timeout(300)
+    assert len(sent) == before, "a Step or a look back in the player went to the server"
+    shot(page, f"all-controls-player-run-{width}.png")
+
+    pick_view(page, "The loop")  # the server hears the Steps and the look back first: turn 1 is lit
+    expect(page.get_by_text("with the lines turn 1 went through lit")).to_be_visible()
+    expect(page.get_by_role("img", name="The loop's cycle, the way this turn went lit")).to_be_visible()
+    page.keyboard.press("End")
+    expect(page.get_by_text("with the lines turn 2 went through lit")).to_be_visible()
+    shot(page, f"all-controls-player-loop-{width}.png")
+    pick_view(page, "Messages")
+    expect(page.get_by_text("4 messages after turn 2; the ones turn 2 added are marked. This is where the run "
+                            "ended.")).to_be_visible()
+    page.keyboard.press("r")  # Reset, in the browser
+    expect(page.get_by_text("Before the first turn, messages holds one message: the task.", exact=False)) \
+        .to_be_visible()
+    page.reload()  # the address holds the view and what was done in the browser
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_have_text("turn 0 of 40 · 1 message · 0 tool calls", timeout=20_000)
+    expect(page.get_by_text("4 messages after turn", exact=False)).to_have_count(0)
+    expect(page.get_by_text("Before the first turn, messages holds one message", exact=False)).to_be_visible()
+    page.keyboard.press("z")  # Undo of the Reset: the server's, since the reload
+    expect(page.locator(STATUS)).to_have_text("turn 2 of 40 · 4 messages · 1 tool call", timeout=20_000)
+    no_exception_box(page)
+    page.context.close()
+
+
+def test_all_controls_predicts_in_the_player_and_says_where_the_line_is_lit(chromium, sandbox):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page, sent = open_all_controls(chromium, sandbox.url + "/?controls=all&script=add_then_answer&predict=on")
+    before = len(sent)
+    page.keyboard.press("s")
+    expect(page.get_by_text("Turn 1's reply is back. What does the loop do now?")).to_be_visible()
+    page.keyboard.press("s")  # the question waits for its answer
+    expect(page.get_by_text("Answer the question first (keys 1 to 4): then Step goes on.")).to_be_visible()
+    page.keyboard.press("2")
+    page.keyboard.press("3")
+    expect(page.get_by_text("Predictions: 2 right of 2")).to_be_visible()
+    expect(page.get_by_text("(lit in The loop view).").first).to_be_visible()  # the Run view is the one shown
+    page.wait_for_timeout(300)
+    assert len(sent) == before, "a Step or an answer in the player went to the server"
+    no_exception_box(page)
+    page.context.close()
+
+
+def test_what_the_player_does_not_draw_is_the_servers_and_takes_over_where_the_player_was(chromium,  # noqa: F811
+                                                                                          sandbox):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page, _ = open_all_controls(chromium, sandbox.url + "/" + REFERENCE)
+    page.keyboard.press("s")
+    expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 1 tool call")
+    page.get_by_text("Every turn", exact=True).click()  # the whole graph: the page draws the run itself
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_have_count(0, timeout=20_000)
+    expect(page.get_by_text("turn 1 of 40 · 3 messages · 1 tool call")).to_be_visible()
+    server_click(page, "Step")  # the page's own Step, from where the player was
+    expect(page.get_by_text("turn 2 of 40 · 4 messages · 1 tool call")).to_be_visible()
+    page.get_by_text("Every turn", exact=True).click()
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_have_text("turn 2 of 40 · 4 messages · 1 tool call", timeout=20_000)
+    no_exception_box(page)
+    page.context.close()
