@@ -50,6 +50,8 @@ def played(name: str) -> RunState:
                                              ("two_calls_one_reply", "Two tool calls in one reply"),
                                              ("thinking_then_answer", "Thinking, then the answer")])
 def test_every_row_sets_a_message_beside_its_own_translation(chromium, sandbox, name, title, width):
+    from playwright.sync_api import expect
+
     expected = played(name)  # the same script run off the page: what each row must hold
     page = open_page(chromium, sandbox.url, width=width, height=1400)
     try:
@@ -57,6 +59,7 @@ def test_every_row_sets_a_message_beside_its_own_translation(chromium, sandbox, 
         click(page, "Run to end")
         shows(page, console_lines(expected)[-1])  # the whole run is on the page, not a rerun still on its way
         page.get_by_test_id("stMain").get_by_role("radio", name="Messages", exact=True).click()
+        expect(page.get_by_role("region", name="Messages")).to_be_visible(timeout=15_000)  # the view a person sees
         wait_for_idle(page)
         page.get_by_text("Beside it: Chat Completions").click()
         wait_for_idle(page)

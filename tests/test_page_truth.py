@@ -14,6 +14,7 @@ from page_support import (
     page_text,
     pick_script,
     played,
+    player_shows,
     run,
     unescaped,
 )
@@ -205,8 +206,10 @@ def test_start_here_has_redo_and_copy_link_and_every_key_it_lists_is_the_players
     listed = {shown for shown, _, _ in KEYS if f"**{shown}**" in PLAYER_KEYS_CAPTION}
     assert listed <= player_keys and {"Z", "Y"} <= listed, listed - player_keys
     assert not any(b.key in ("undo", "redo") for b in at.button)  # one renderer: the player's, not Streamlit's too
-    at = run(at.button(key="copy_link").click())
-    assert any("controls=start" in c.value for c in at.code)  # the dialog's link opens Start here again
+    link = player_shows(at).data  # Copy link is the player's here (tests/test_player_page.py opens it in Chromium)
+    assert link["query"]["controls"] == "start"  # its link opens Start here again
+    assert link["link"]["title"] == "A link to this screen" and link["link"]["notes"] == []
+    assert not any(b.key == "copy_link" for b in at.button)  # one renderer: the player's
 
 
 # ---- point 9: while the question is open, the turn card does not say what the loop does -----------------------

@@ -6,19 +6,9 @@ text, roles and labels, the graph's texts."""
 import pytest
 from browser_support import wait_for_idle
 from test_browser import chromium, no_exception_box, sandbox, shot  # noqa: F401  pytest fixtures
-from test_player_page import STATUS, server_click
+from test_player_page import STATUS, open_player_page, server_click
 
 REFERENCE = "?controls=all&script=add_then_answer&predict=off"
-
-
-def open_all_controls(browser, url: str, width: int = 1440):
-    page = browser.new_context(viewport={"width": width, "height": 1300}).new_page()
-    sent: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append("frame")))
-    page.goto(url)
-    wait_for_idle(page)
-    page.locator(STATUS).wait_for(timeout=30_000)
-    return page, sent
 
 
 def pick_view(page, view: str) -> None:
@@ -33,7 +23,7 @@ def test_all_controls_steps_and_looks_back_in_the_player_in_every_view_it_draws(
                                                                                 width):
     from playwright.sync_api import expect
 
-    page, sent = open_all_controls(chromium, sandbox.url + "/" + REFERENCE, width)
+    page, sent = open_player_page(chromium, sandbox.url + "/" + REFERENCE, width)
     expect(page.get_by_text("No turn has gone through yet. Step sends the first request: the task, alone.")) \
         .to_be_visible()
     before = len(sent)
@@ -82,7 +72,7 @@ def test_all_controls_steps_and_looks_back_in_the_player_in_every_view_it_draws(
 def test_all_controls_predicts_in_the_player_and_says_where_the_line_is_lit(chromium, sandbox):  # noqa: F811
     from playwright.sync_api import expect
 
-    page, sent = open_all_controls(chromium, sandbox.url + "/?controls=all&script=add_then_answer&predict=on")
+    page, sent = open_player_page(chromium, sandbox.url + "/?controls=all&script=add_then_answer&predict=on")
     before = len(sent)
     page.keyboard.press("s")
     expect(page.get_by_text("Turn 1's reply is back. What does the loop do now?")).to_be_visible()
@@ -102,7 +92,7 @@ def test_what_the_player_does_not_draw_is_the_servers_and_takes_over_where_the_p
                                                                                           sandbox):  # noqa: F811
     from playwright.sync_api import expect
 
-    page, _ = open_all_controls(chromium, sandbox.url + "/" + REFERENCE)
+    page, _ = open_player_page(chromium, sandbox.url + "/" + REFERENCE)
     page.keyboard.press("s")
     expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 1 tool call")
     page.get_by_text("Every turn", exact=True).click()  # the whole graph: the page draws the run itself
@@ -114,5 +104,56 @@ def test_what_the_player_does_not_draw_is_the_servers_and_takes_over_where_the_p
     page.get_by_text("Every turn", exact=True).click()
     wait_for_idle(page)
     expect(page.locator(STATUS)).to_have_text("turn 2 of 40 · 4 messages · 1 tool call", timeout=20_000)
+    no_exception_box(page)
+    page.context.close()
+
+
+def test_an_address_copied_from_all_controls_opens_the_same_screen_elsewhere(chromium, sandbox):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page, _ = open_player_page(chromium, sandbox.url + "/" + REFERENCE)
+    pick_view(page, "Messages")
+    page.keyboard.press("s")
+    page.keyboard.press("s")
+    page.keyboard.press("ArrowLeft")  # all in the browser: the address holds them
+    expect(page.get_by_text("Looking back at turn 1 of 2.")).to_be_visible()
+    assert "played=" in page.url and "view=messages" in page.url
+    other, _ = open_player_page(chromium, page.url)
+    expect(other.get_by_text("Looking back at turn 1 of 2.")).to_be_visible(timeout=20_000)
+    expect(other.get_by_text("3 messages after turn 1; the ones turn 1 added are marked.")).to_be_visible()
+    expect(other.locator(STATUS)).to_have_text("turn 2 of 40 · 4 messages · 1 tool call")
+    other.keyboard.press("End")
+    expect(other.get_by_text("4 messages after turn 2; the ones turn 2 added are marked. This is where the run "
+                             "ended.")).to_be_visible()
+    no_exception_box(other)
+    other.context.close()
+    page.context.close()
+
+
+def test_keys_and_clicks_made_before_the_server_answers_a_page_control_are_not_lost(chromium, sandbox):  # noqa: F811
+    """A learner does not wait for the server: a key pressed right after a click on the view picker goes to the
+    player it draws, and a second control clicked while the first waits for the server's hand-over is clicked too."""
+    from playwright.sync_api import expect
+
+    page, _ = open_player_page(chromium, sandbox.url + "/" + REFERENCE)
+    page.keyboard.press("e")
+    expect(page.locator(STATUS)).to_have_text("turn 2 of 40 · 4 messages · 1 tool call")
+    page.locator(".st-key-tab").get_by_text("Messages", exact=True).click()  # a server run, after the hand-over
+    page.keyboard.press("ArrowLeft")  # at once: before the server has answered
+    expect(page.get_by_text("3 messages after turn 1; the ones turn 1 added are marked.")).to_be_visible(
+        timeout=20_000)
+    expect(page.get_by_text("Looking back at turn 1 of 2.")).to_be_visible()
+    wait_for_idle(page)
+    expect(page.get_by_text("Looking back at turn 1 of 2.")).to_be_visible()
+    assert "view=messages" in page.url and ("played=l1" in page.url or "turn=1" in page.url)
+
+    loop_view = page.locator(".st-key-tab").get_by_text("The loop", exact=True).bounding_box()
+    threads = page.get_by_text("Message threads", exact=True).bounding_box()  # the sidebar's switch
+    page.keyboard.press("End")  # in the browser: the next click waits while the server takes it up
+    for box in (loop_view, threads):  # one right after the other: the second while the first waits
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_for_idle(page)
+    expect(page.get_by_text("with the lines turn 2 went through lit")).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("switch", name="Message threads")).to_be_checked()
     no_exception_box(page)
     page.context.close()

@@ -9,7 +9,8 @@ from test_browser import chromium, no_exception_box, sandbox, shot  # noqa: F401
 STATUS = ".lsp-status-text"
 
 
-def open_start_here(browser, url: str, width: int = 1440):
+def open_player_page(browser, url: str, width: int = 1440):
+    """The page at `url` with the player drawn, and the websocket messages it sends from then on."""
     page = browser.new_context(viewport={"width": width, "height": 1300}).new_page()
     sent: list[str] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append("frame")))
@@ -39,7 +40,7 @@ def test_steps_and_answers_in_the_player_send_nothing_and_undo_takes_back_the_la
                                                                                       width):
     from playwright.sync_api import expect
 
-    page, sent = open_start_here(chromium, sandbox.url, width)
+    page, sent = open_player_page(chromium, sandbox.url, width)
     before = len(sent)
     page.get_by_role("button", name="Step", exact=True).click()
     expect(page.get_by_text("Turn 1's reply is back. What does the loop do now?")).to_be_visible()
@@ -77,7 +78,7 @@ def test_steps_and_answers_in_the_player_send_nothing_and_undo_takes_back_the_la
 def test_the_undo_key_after_browser_steps_acts_on_the_run_as_seen(chromium, sandbox):  # noqa: F811
     from playwright.sync_api import expect
 
-    page, _ = open_start_here(chromium, f"{sandbox.url}/?controls=start&script=runaway&predict=off")
+    page, _ = open_player_page(chromium, f"{sandbox.url}/?controls=start&script=runaway&predict=off")
     for turn in (1, 2, 3):
         page.keyboard.press("s")
         expect(page.locator(STATUS)).to_contain_text(f"turn {turn} of 40")
@@ -100,7 +101,7 @@ def test_the_undo_key_after_browser_steps_acts_on_the_run_as_seen(chromium, sand
 def test_a_reload_and_the_address_bring_back_what_was_done_in_the_browser(chromium, sandbox):  # noqa: F811
     from playwright.sync_api import expect
 
-    page, _ = open_start_here(chromium, sandbox.url)
+    page, _ = open_player_page(chromium, sandbox.url)
     page.keyboard.press("s")
     answer_right(page, RIGHT_CALL, "3. 3")
     page.keyboard.press("s")
@@ -129,7 +130,7 @@ def test_a_reload_and_the_address_bring_back_what_was_done_in_the_browser(chromi
 def test_the_toy_plays_a_typed_task_and_a_new_task_starts_with_the_next_step(chromium, sandbox):  # noqa: F811
     from playwright.sync_api import expect
 
-    page, _ = open_start_here(chromium, f"{sandbox.url}/?model=toy&controls=start&predict=off&task=What+is+2+%2B+3%3F")
+    page, _ = open_player_page(chromium, f"{sandbox.url}/?model=toy&controls=start&predict=off&task=What+is+2+%2B+3%3F")
     page.keyboard.press("e")
     expect(page.get_by_text("Answer: 2 + 3 is 5.")).to_be_visible()
     page.get_by_label("Task").fill("Which of notes.txt and todo.txt mentions Omid?")
@@ -150,7 +151,7 @@ def test_the_toy_plays_a_typed_task_and_a_new_task_starts_with_the_next_step(chr
 def test_next_scenario_after_browser_steps_and_undo_brings_the_finished_run_back(chromium, sandbox):  # noqa: F811
     from playwright.sync_api import expect
 
-    page, _ = open_start_here(chromium, f"{sandbox.url}/?controls=start&script=add_then_answer&predict=off")
+    page, _ = open_player_page(chromium, f"{sandbox.url}/?controls=start&script=add_then_answer&predict=off")
     page.keyboard.press("e")  # in the browser only
     page.get_by_role("button", name="Next scenario: Two tool calls in one reply").click()
     wait_for_idle(page)
@@ -167,17 +168,44 @@ def test_next_scenario_after_browser_steps_and_undo_brings_the_finished_run_back
 def test_a_page_that_lost_the_frames_asks_and_gets_them_again(chromium, sandbox):  # noqa: F811
     from playwright.sync_api import expect
 
-    page, _ = open_start_here(chromium, f"{sandbox.url}/?controls=start&script=runaway&predict=off")
+    page, _ = open_player_page(chromium, f"{sandbox.url}/?controls=start&script=runaway&predict=off")
     page.keyboard.press("s")
     page.keyboard.press("s")
     page.keyboard.press("z")  # the player's own Undo
     expect(page.locator(STATUS)).to_contain_text("turn 1 of 40")
     page.evaluate("() => globalThis.loopSandboxFrames.clear()")  # a page that lost them
-    server_click(page, "Copy link")  # a server run: the server, which sent them once, does not send them again
-    page.keyboard.press("Escape")
+    page.keyboard.press("z")  # the player's own Undo, to turn 0
+    page.keyboard.press("z")  # the server's (nothing left to undo): it does not send the frames again
     page.wait_for_function("() => globalThis.loopSandboxFrames.size > 0", timeout=20_000)  # it asked; they came
-    expect(page.locator(STATUS)).to_contain_text("turn 1 of 40", timeout=10_000)  # the player drawn anew, with them
+    expect(page.get_by_text("Nothing to undo.")).to_be_visible(timeout=10_000)  # the player drawn anew, with them
+    expect(page.locator(STATUS)).to_contain_text("turn 0 of 40", timeout=10_000)
     page.keyboard.press("s")
-    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40", timeout=10_000)
+    expect(page.locator(STATUS)).to_contain_text("turn 1 of 40", timeout=10_000)
     no_exception_box(page)
+    page.context.close()
+
+
+def test_copy_link_in_the_player_shows_the_screens_link_and_it_opens_the_same_screen(chromium, sandbox):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page, sent = open_player_page(chromium, f"{sandbox.url}/?controls=start&script=runaway&predict=off")
+    page.keyboard.press("s")
+    page.keyboard.press("s")
+    before = len(sent)
+    page.get_by_role("button", name="Copy link", exact=True).click()
+    dialog = page.get_by_role("dialog", name="A link to this screen")
+    expect(dialog).to_be_visible()
+    url = dialog.locator(".lsp-link").inner_text().strip()
+    assert "controls=start" in url and "played=s.s" in url, url
+    expect(dialog.get_by_text("add &embed=true to the link", exact=False)).to_be_visible()
+    page.keyboard.press("s")  # the dialog has the keys: no Step behind it
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40")
+    page.wait_for_timeout(300)
+    assert len(sent) == before, "Copy link in the player went to the server"
+    other, _ = open_player_page(chromium, url)
+    expect(other.locator(STATUS)).to_contain_text("turn 2 of 40", timeout=20_000)
+    no_exception_box(other)
+    other.context.close()
     page.context.close()

@@ -10,7 +10,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from agent.page.links import Link, to_query
+from agent.page.links import COPY_LINK_SAYS, COPY_LINK_TITLE, EMBED_SAYS, Link, to_query
 from agent.page.sandbox import Sandbox
 
 
@@ -38,13 +38,10 @@ def copy_link_button(box: Sandbox) -> None:
         copy_link_dialog(link, box.link_notes(link))
 
 
-@st.dialog("A link to this screen", width="large")
+@st.dialog(COPY_LINK_TITLE, width="large")
 def copy_link_dialog(link: Link, notes: list[str]) -> None:
-    st.caption("Opened in any browser, this link replays the run to this screen: the script or the task, the "
-               "settings, every Step, fork, edit and fault, the turn looked at and the view. To copy it, point at "
-               "the box: a copy button shows at its top right.")
+    st.caption(f"{COPY_LINK_SAYS} To copy it, point at the box: a copy button shows at its top right.")
     st.code(full_url(to_query(link)), language=None, wrap_lines=True)
     for note in notes:
         st.warning(note, icon=":material/info:")
-    st.caption("To put the page inside another site (a lesson, a course page), add `&embed=true` to the link "
-               "and use it as an `<iframe>`'s `src`.")
+    st.caption(EMBED_SAYS)

@@ -145,8 +145,7 @@ def _loop_and_graph(screen: Screen, shown: Any) -> None:
 
 def player_page(box: Sandbox, screen: Screen, act: Callable[..., Any]) -> None:
     """The beginner's page with a script's or the toy's run in the player: Step, look back, the question, the
-    card, the loop, the graph, and Undo and Redo of those are drawn in the browser with no rerun; the link is the
-    server's."""
+    card, the loop, the graph, Undo and Redo of those, and Copy link are drawn in the browser with no rerun."""
     scenario_line(box, screen, act)
     following = screen.next_scenario
     player_part(box.scripts[following.script].title if following else None, act, drawn_around(box))
@@ -160,14 +159,13 @@ def drawn_around(box: Sandbox) -> tuple[object, ...]:
 
 @st.fragment
 def player_part(next_label: str | None, act: Callable[..., Any], around: tuple[object, ...]) -> None:
-    """The link, the notice and the player, in a fragment of their own: what the player hands the server (its
+    """The notice and the player, in a fragment of their own: what the player hands the server (its
     component state) and an Undo the server takes (of what came before the player's own actions: the player takes
     back those) run only this. What changes the page around it (the next scenario, an Undo of a switch, a run the
     player cannot play) runs the whole page again."""
     box = sandbox()
     if drawn_around(box) != around or not player_view.usable(box):
         st.rerun()  # the page around no longer says what the run is, or the server must draw it: draw it all
-    page_link.copy_link_button(box)
     with st.empty():  # one place whether or not there is a notice: the player's place in the fragment stays
         show_notice(box)
     player_view.draw(box, to_query(box.link()), next_label, act)

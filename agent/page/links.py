@@ -46,6 +46,13 @@ ACTIONS: dict[str, tuple[type, ...]] = {
 }
 SETTINGS = {"tools": list, "max_turns": int, "max_tokens": int, "system": str, "threads": bool}
 
+# The Copy link dialog's words, for the page's own dialog (views/page_link.py) and the player's alike.
+COPY_LINK_TITLE = "A link to this screen"
+COPY_LINK_SAYS = ("Opened in any browser, this link replays the run to this screen: the script or the task, the "
+                  "settings, every Step, fork, edit and fault, the turn looked at and the view.")
+EMBED_SAYS = ("To put the page inside another site (a lesson, a course page), add `&embed=true` to the link and use "
+              "it as an `<iframe>`'s `src`.")
+
 
 @dataclass
 class Link:

@@ -109,12 +109,14 @@ const HOLD_AT_MOST_MS = 4000;
 function holdClick(event, player) {
   event.preventDefault();
   event.stopImmediatePropagation();
-  if (heldClick) return; // one held click at a time: a second press while waiting is the same intent
   const target = event.composedPath()[0] || event.target;
   const prefix = page?.keyed; // a control's own class, to find it again if the server drew it anew
   const stKey = prefix && [...(target.closest?.(`[class*="${prefix}"]`)?.classList || [])]
     .find((c) => c.startsWith(prefix));
-  heldClick = { target, stKey, id: player.flush(), timer: setTimeout(releaseClick, HOLD_AT_MOST_MS) };
+  // A second press of the same control while waiting is the same intent; another control's is its own.
+  if (heldClick?.clicks.some((c) => c.target === target || (stKey && c.stKey === stKey))) return;
+  if (heldClick) { heldClick.clicks.push({ target, stKey }); return; }
+  heldClick = { clicks: [{ target, stKey }], id: player.flush(), timer: setTimeout(releaseClick, HOLD_AT_MOST_MS) };
 }
 
 function releaseClick() {
@@ -122,9 +124,11 @@ function releaseClick() {
   if (!held) return;
   heldClick = null;
   clearTimeout(held.timer);
-  const target = held.target.isConnected ? held.target :
-    held.stKey && document.querySelector(`.${held.stKey} button, .${held.stKey} label, .${held.stKey} input`);
-  if (target) target.click();
+  for (const { target, stKey } of held.clicks) {
+    const now = target.isConnected ? target :
+      stKey && document.querySelector(`.${stKey} button, .${stKey} label, .${stKey} input`);
+    if (now) now.click();
+  }
 }
 
 function bindKeys() {
@@ -322,17 +326,50 @@ class Player {
 
   // ------------------------------------------------------------ on the page: what the server is told
 
+  // The screen's link: the server's, with what the player did since (a first visit replays both).
+  linkQuery() {
+    const query = new URLSearchParams(this.host.query || {});
+    if (this.played.length) query.set("played", this.played.join("."));
+    return query;
+  }
+
   record(action) {
     if (!this.host) return;
     this.played.push(action);
     this.unheard = true;
-    const query = new URLSearchParams(this.host.query || {});
-    query.set("played", this.played.join("."));
+    const query = this.linkQuery();
     const now = new URLSearchParams(window.location.search); // an embedded page stays embedded (Streamlit's own)
     for (const name of ["embed", "embed_options"]) now.getAll(name).forEach((value) => query.append(name, value));
     try { // a reload, or the address copied from the bar, replays it
       window.history.replaceState(window.history.state, "", `${window.location.pathname}?${query}`);
     } catch (error) { /* an address that cannot be written: the server keeps its own */ }
+  }
+
+  // Copy link, in the browser: the link of the screen as it stands, with the server's notes on what a link leaves
+  // out (they depend on the run's settings, which the player does not change).
+  showLink() {
+    const said = this.host.link;
+    const url = `${window.location.origin}${window.location.pathname}?${this.linkQuery()}`;
+    const box = el("pre", { class: "lsp-link", text: url });
+    const copy = el("button", { type: "button", class: "lsp-primary" }, "Copy");
+    const close = el("button", { type: "button", onclick: () => dialog.close() }, "Close");
+    const dialog = el("dialog", { class: "lsp-dialog", "aria-label": said.title },
+      el("h4", { text: said.title }), el("p", { class: "lsp-caption", text: said.says }), box,
+      el("div", { class: "lsp-controls" }, copy, close),
+      ...said.notes.map((note) => el("p", { class: "lsp-outcome lsp-warn", text: note })),
+      el("p", { class: "lsp-caption" }, withCode(said.embed)));
+    copy.addEventListener("click", () => {
+      const selectIt = () => {
+        window.getSelection()?.selectAllChildren(box);
+        copy.textContent = "Selected: press Ctrl+C";
+      };
+      if (!navigator.clipboard) { selectIt(); return; }
+      navigator.clipboard.writeText(url).then(() => { copy.textContent = "Copied"; }, selectIt);
+    });
+    dialog.addEventListener("close", () => dialog.remove());
+    this.linkDialog = dialog;
+    this.root.append(dialog);
+    dialog.showModal();
   }
 
   // Hand the actions to the server (one rerun); returns the id the server answers with once it has them.
@@ -355,6 +392,23 @@ class Player {
   }
   busy() { return Boolean(this.waiting || this.host?.busy()); }
 
+  // The actions of `played` the server drawing `data` has not taken: all of them if it took nothing of this
+  // player's (it heard the page's control first), or those after the count it took.
+  untaken(data) {
+    if (!this.host || data.frames_key !== this.host.frames_key) return [];
+    if (data.taken === this.host.taken) return this.played;
+    const [version, count] = String(data.taken).split(":");
+    return version === this.host.version ? this.played.slice(Number(count)) : [];
+  }
+
+  replay(actions) {
+    const turn = (action) => (action === "l" ? this.frame.turn : Number(action.slice(1)));
+    const act = { s: () => this.step(), e: () => this.runToEnd(), r: () => this.reset(), u: () => this.undo(),
+                  y: () => this.redo(), l: (action) => this.lookAt(turn(action)),
+                  p: (action) => this.answer(Number(action.slice(1))) };
+    for (const action of actions) act[action[0]]?.(action);
+  }
+
   destroy() {
     this.pause();
     const index = players.indexOf(this);
@@ -368,6 +422,7 @@ class Player {
   }
 
   key(event) {
+    if (this.linkDialog?.open) return false; // the dialog has the keys (Escape closes it)
     const turn = this.look ?? this.frame.turn;
     const keys = {
       s: () => this.step(), e: () => this.runToEnd(), r: () => this.reset(), " ": () => this.play(),
@@ -397,6 +452,9 @@ class Player {
     this.resetButton = button("Reset", "R", () => this.act("reset"), "The run again from the start (R)");
     this.undoButton = button("Undo", "Z", () => this.act("undo"), "Take back the last action (Z)");
     this.redoButton = button("Redo", "Y", () => this.act("redo"), "Take the undone action again (Y)");
+    // On Start here's page the player has Copy link too (All controls has the page's own, in the sidebar).
+    this.linkButton = this.host?.link ? button("Copy link", null, () => this.showLink(),
+                                               "A link that opens this screen: the run replayed to this turn") : null;
     this.predictBox = el("input", { type: "checkbox", onchange: (e) => this.setPredict(e.target.checked) });
     this.scoreLine = el("span", { class: "lsp-score", "aria-live": "polite" });
     this.slider = el("input", { type: "range", min: "0", step: "1", "aria-label": "Turn looked at",
@@ -435,6 +493,7 @@ class Player {
            el("pre", { text: d.task || "(no task)" }))),
       el("div", { class: "lsp-controls", role: "toolbar", "aria-label": "Step the loop" },
         this.stepButton, this.playButton, this.endButton, this.resetButton, this.undoButton, this.redoButton,
+        this.linkButton,
         onPage ? null : el("label", { class: "lsp-switch" }, this.predictBox, " Predict each turn"), this.scoreLine),
       el("div", { class: "lsp-status" }, this.progress, this.status),
       el("div", { class: "lsp-look" }, el("span", { class: "lsp-label", text: "Look back" }), this.slider),
@@ -833,6 +892,7 @@ export function holdFrames({ data }) {
   if (mount) mount(frames);
 }
 
+let onPage = null;
 function mountWith(component, said, frames) {
   const { parentElement, setTriggerValue, setStateValue } = component;
   const data = { ...said, frames };
@@ -843,13 +903,18 @@ function mountWith(component, said, frames) {
     parentElement.append(root);
   }
   if (root.player?.version !== data.version) {
-    root.player?.destroy();
+    // What the learner did on the player on screen that the server has not taken (pressed after a click on the
+    // page's own controls, before the server answered) is done again on the player it draws: nothing is lost.
+    const again = onPage?.untaken(data) || [];
+    players.filter((p) => p.host).forEach((p) => p.destroy());
     page = data.page;
     watchPage();
     const drawn = `.${page.version}${data.version}`;
     root.player = new Player(root, data.frames, { ...data, trigger: setTriggerValue, setState: setStateValue,
                                                   busy: () => pageBusy() || !document.querySelector(drawn) });
     root.player.version = data.version;
+    onPage = root.player; // kept when the page takes its element away: what it did may still be to do again
+    root.player.replay(again);
   }
   if (heldClick && (heldClick.id === null || heldClick.id === data.taken)) setTimeout(releaseClick, 0);
   if (deferred.length) setTimeout(actDeferred, 0);
