@@ -209,6 +209,8 @@ def test_start_here_has_redo_and_copy_link_and_every_key_it_lists_is_the_players
     link = player_shows(at).data  # Copy link is the player's here (tests/test_player_page.py opens it in Chromium)
     assert link["query"]["controls"] == "start"  # its link opens Start here again
     assert link["link"]["title"] == "A link to this screen" and link["link"]["notes"] == []
+    says = link["link"]["says"]  # what a link replays, as Start here has it: no settings, forks or views there
+    assert "every Step and answer" in says and not any(word in says for word in ("fork", "settings", "view"))
     assert not any(b.key == "copy_link" for b in at.button)  # one renderer: the player's
 
 

@@ -10,7 +10,8 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from agent.page.links import COPY_LINK_SAYS, COPY_LINK_TITLE, EMBED_SAYS, Link, to_query
+from agent.page.links import COPY_LINK_TITLE, EMBED_SAYS, Link, copy_link_says, to_query
+from agent.page.names import Layout
 from agent.page.sandbox import Sandbox
 
 
@@ -33,14 +34,14 @@ def full_url(query: dict[str, str]) -> str:
 def copy_link_button(box: Sandbox) -> None:
     """Copy link, on either layout: the dialog with the link of the screen and what it leaves out."""
     if st.button("Copy link", icon=":material/link:", key="copy_link", on_click=box.page.widget_began,
-                 help="A link that opens this screen: the run replayed to this turn, in this view."):
+                 help="A link that opens this screen: the run replayed to this turn."):
         link = box.link()
-        copy_link_dialog(link, box.link_notes(link))
+        copy_link_dialog(link, box.link_notes(link), box.layout)
 
 
 @st.dialog(COPY_LINK_TITLE, width="large")
-def copy_link_dialog(link: Link, notes: list[str]) -> None:
-    st.caption(f"{COPY_LINK_SAYS} To copy it, point at the box: a copy button shows at its top right.")
+def copy_link_dialog(link: Link, notes: list[str], layout: Layout) -> None:
+    st.caption(f"{copy_link_says(layout)} To copy it, point at the box: a copy button shows at its top right.")
     st.code(full_url(to_query(link)), language=None, wrap_lines=True)
     for note in notes:
         st.warning(note, icon=":material/info:")

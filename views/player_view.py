@@ -18,7 +18,7 @@ import streamlit as st
 
 from agent.page.frames import frames_key, frames_sent, playable, start_of
 from agent.page.html_cards import CARDS_CSS
-from agent.page.links import COPY_LINK_SAYS, COPY_LINK_TITLE, EMBED_SAYS
+from agent.page.links import COPY_LINK_TITLE, EMBED_SAYS, copy_link_says
 from agent.page.names import Layout
 from agent.page.player_html import player_file
 from agent.page.sandbox import Notice, Sandbox
@@ -113,7 +113,7 @@ def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Calla
     start = start_of(box)
     layout: dict[str, Any] = {"layout": box.layout.word, "view": str(box.view)}
     if box.layout == Layout.START:  # Copy link is the player's there; All controls' is in the sidebar
-        layout["link"] = {"title": COPY_LINK_TITLE, "says": COPY_LINK_SAYS, "embed": EMBED_SAYS,
+        layout["link"] = {"title": COPY_LINK_TITLE, "says": copy_link_says(box.layout), "embed": EMBED_SAYS,
                           "notes": box.link_notes(box.link())}
     version = hashlib.sha256(json.dumps([key, start, query, box.page.player.taken, layout]).encode()).hexdigest()[:16]
     box.page.player.version = version

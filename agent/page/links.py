@@ -48,10 +48,17 @@ SETTINGS = {"tools": list, "max_turns": int, "max_tokens": int, "system": str, "
 
 # The Copy link dialog's words, for the page's own dialog (views/page_link.py) and the player's alike.
 COPY_LINK_TITLE = "A link to this screen"
-COPY_LINK_SAYS = ("Opened in any browser, this link replays the run to this screen: the script or the task, the "
-                  "settings, every Step, fork, edit and fault, the turn looked at and the view.")
 EMBED_SAYS = ("To put the page inside another site (a lesson, a course page), add `&embed=true` to the link and use "
               "it as an `<iframe>`'s `src`.")
+
+
+def copy_link_says(layout: Layout) -> str:
+    """What the dialog says a link replays: what can be done on `layout` (Start here has no settings, no forks
+    and no views)."""
+    held = ("the scenario or the task, every Step and answer, and the turn looked at" if layout == Layout.START
+            else "the script or the task, the settings, every Step, fork, edit, fault and answer, the turn looked "
+                 "at and the view")
+    return f"Opened in any browser, this link replays the run to this screen: {held}."
 
 
 @dataclass

@@ -361,7 +361,7 @@ class Player {
     copy.addEventListener("click", () => {
       const selectIt = () => {
         window.getSelection()?.selectAllChildren(box);
-        copy.textContent = "Selected: press Ctrl+C";
+        copy.textContent = "Selected: copy it with Ctrl+C (⌘C on a Mac)";
       };
       if (!navigator.clipboard) { selectIt(); return; }
       navigator.clipboard.writeText(url).then(() => { copy.textContent = "Copied"; }, selectIt);
