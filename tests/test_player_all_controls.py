@@ -96,14 +96,43 @@ def test_what_the_player_does_not_draw_is_the_servers_and_takes_over_where_the_p
     page.keyboard.press("s")
     expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 1 tool call")
     page.get_by_text("Every turn", exact=True).click()  # the whole graph: the page draws the run itself
+    expect(page.get_by_role("slider", name="Look back: the state after turn")).to_be_visible(timeout=20_000)
     wait_for_idle(page)
-    expect(page.locator(STATUS)).to_have_count(0, timeout=20_000)
+    expect(page.locator(STATUS)).to_have_count(0)
     expect(page.get_by_text("turn 1 of 40 · 3 messages · 1 tool call")).to_be_visible()
     server_click(page, "Step")  # the page's own Step, from where the player was
     expect(page.get_by_text("turn 2 of 40 · 4 messages · 1 tool call")).to_be_visible()
     page.get_by_text("Every turn", exact=True).click()
     wait_for_idle(page)
     expect(page.locator(STATUS)).to_have_text("turn 2 of 40 · 4 messages · 1 tool call", timeout=20_000)
+    no_exception_box(page)
+    page.context.close()
+
+
+@pytest.mark.parametrize("first", ["", "s"])
+def test_a_key_pressed_as_the_page_takes_the_run_over_is_the_pages_step(chromium, sandbox, first):  # noqa: F811
+    """S pressed at once after a click on Every turn, while the player is still on screen: the page, which draws
+    the run from then on, takes the Step; it is not played later by the player drawn when Every turn goes off.
+    With a Step first, the click waits for the server to hear it; without, the click goes at once."""
+    from playwright.sync_api import expect
+
+    page, _ = open_player_page(chromium, sandbox.url + "/" + REFERENCE)
+    if first:
+        page.keyboard.press(first)
+        expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 1 tool call")
+    page.get_by_text("Every turn", exact=True).click()
+    page.keyboard.press("s")  # at once: before the page has drawn the run itself
+    after = "turn 2 of 40 · 4 messages · 1 tool call" if first else "turn 1 of 40 · 3 messages · 1 tool call"
+    expect(page.get_by_role("slider", name="Look back: the state after turn")).to_be_visible(timeout=20_000)
+    expect(page.get_by_text(after)).to_be_visible(timeout=20_000)
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_have_count(0)
+    expect(page.get_by_text(after)).to_be_visible()
+    page.get_by_text("Every turn", exact=True).click()
+    expect(page.locator(STATUS)).to_have_text(after, timeout=20_000)
+    wait_for_idle(page)
+    page.wait_for_timeout(500)  # a key held back and played late would show by now
+    expect(page.locator(STATUS)).to_have_text(after)
     no_exception_box(page)
     page.context.close()
 

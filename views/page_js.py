@@ -22,6 +22,9 @@ LAYOUT_STORE = "loop-sandbox-controls"
 """The browser's localStorage key for the layout last used."""
 RUN_STORE = "loop-sandbox-run"
 """The tab's sessionStorage key for the sandbox's latest address (its run's link)."""
+PRESS_KEY = "loopSandboxPressKey"
+"""The page's function that presses a key's widget: the player hands it a key that waited while the page drew the
+run itself (Every turn, Export)."""
 RESTORED = "restored"
 """The query word a bare visit carries when this tab's run was put back into its address."""
 
@@ -99,6 +102,12 @@ PAGE_JS = """
       watch();
     };
     const busy = () => pressedAt !== null || running() || queue.length > 0;
+    window[__PRESS_KEY__] = (key) => {
+      const widget = widgets[key];
+      if (!widget) return;
+      queue.push({widget, key, code: key.length === 1 ? "" : key});
+      next();
+    };
     new MutationObserver((records) => {
       // A short run can start and end between two looks: its record still says it was running.
       if (records.some((record) => record.oldValue === "running")) sawRun = true;
@@ -244,6 +253,7 @@ PAGE_JS = """
 })();
 </script>
 """.replace("__KEYS__", json.dumps(KEYS)).replace("__PICKER__", json.dumps(key_class("tab"))).replace(
+    "__PRESS_KEY__", json.dumps(PRESS_KEY)).replace(
     "__HOLD_MS__", str(HOLD_MS)).replace(
     "__CYCLE__", json.dumps(f'{key_class(LOOP_DIAGRAM_KEY)} [data-testid="stGraphVizChart"]')).replace(
     "__EDITOR__", json.dumps(EDITOR))

@@ -23,14 +23,17 @@ from agent.page.names import Layout
 from agent.page.player_html import player_file
 from agent.page.sandbox import Notice, Sandbox
 from agent.page.sandbox_values import PlayerSent
+from views.page_js import PRESS_KEY
 
 KEY = "player"  # the component's key: its state holds what the player did since the frames were drawn
 VERSION_KEY = "player_version_"  # the player's version in its container's key
 ASSETS_KEY = "player_assets"  # the hidden container of Graphviz and the frames (views/page_css.py)
 # Streamlit's page as the player needs to know it: where the page says a script runs, its controls' class prefix,
-# and the class of the player's container with its version (a key pressed before that player mounts waits).
+# the class of the player's container with its version (a key pressed before that player mounts waits), the page's
+# key presser (views/page_js.py), a control's help mark, and an element the running script has not drawn again.
 PAGE = {"app": '[data-testid="stApp"]', "state": "data-test-script-state", "keyed": "st-key-",
-        "version": f"st-key-{VERSION_KEY}"}
+        "version": f"st-key-{VERSION_KEY}", "press_key": PRESS_KEY, "help": '[data-testid="stTooltipIcon"]',
+        "stale": '[data-stale="true"]'}
 PLAYED = "played"  # the player's actions in the address, written by the browser: a reload replays them
 
 VIZ = st.components.v2.component(

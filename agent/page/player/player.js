@@ -93,11 +93,30 @@ const deferred = [];
 const PLAYER_KEYS = new Set(["s", "e", "r", "z", "y", " ", "ArrowLeft", "ArrowRight", "Home", "End", "1", "2", "3",
                              "4"]);
 const keyName = (event) => (event.key.length === 1 ? event.key.toLowerCase() : event.key);
+// A player's button pressed while it waited, as the page's own key for the same action.
+const KEY_OF_ACTION = { step: "s", runToEnd: "e", reset: "r", undo: "z", redo: "y" };
 
 function actDeferred() {
   dropGone();
+  if (!deferred.length) return;
   const player = players.find((p) => p.host);
-  if (!player || player.busy()) return;
+  if (!player) {
+    if (pageTakes) return; // the end of the page's run calls again
+    // A player's container without a player: one on its way (its frames), or one the run just ended took away.
+    const waited = performance.now() - deferred[0].at;
+    if (page && document.querySelector(`[class*="${page.version}"]`) && waited < HOLD_AT_MOST_MS) {
+      if (!pageBusy()) setTimeout(actDeferred, 150);
+      return;
+    }
+    // The server drew the run itself (Every turn, an export): what waited is the page's, pressed on its own keys.
+    for (const action of deferred.splice(0)) {
+      const key = action.key || KEY_OF_ACTION[action.name];
+      if (key) window[page.press_key]?.(key);
+    }
+    return;
+  }
+  if (player.busy() || pageTakes) return; // a page control's run may take this player away: its end calls again
+  if (player.root.closest(page.stale)) { setTimeout(actDeferred, 150); return; } // the ended run's leftover
   for (const action of deferred.splice(0)) {
     if (action.key) player.key({ key: action.key });
     else player.act(action.name, ...action.args);
@@ -119,11 +138,30 @@ function holdClick(event, player) {
   heldClick = { clicks: [{ target, stKey }], id: player.flush(), timer: setTimeout(releaseClick, HOLD_AT_MOST_MS) };
 }
 
+// From a click on one of the page's controls until the run it starts has ended, keys wait: the player on screen
+// may be on its way out (Every turn, Export), and what it took then the server would never hear. A click that
+// starts no run holds them at most HOLD_AT_MOST_MS.
+let pageTakes = null;
+function awaitPageRun() {
+  clearTimeout(pageTakes?.timer);
+  const waited = { started: false };
+  waited.timer = setTimeout(() => { // the end of a run that started is seen by watchPage; at most this long
+    if (waited.started) waited.timer = setTimeout(pageRunEnded, HOLD_AT_MOST_MS); else pageRunEnded();
+  }, HOLD_AT_MOST_MS);
+  pageTakes = waited;
+}
+function pageRunEnded() {
+  clearTimeout(pageTakes?.timer);
+  pageTakes = null;
+  setTimeout(actDeferred, 150); // Streamlit takes away what the run did not draw a moment after it ends
+}
+
 function releaseClick() {
   const held = heldClick;
   if (!held) return;
   heldClick = null;
   clearTimeout(held.timer);
+  awaitPageRun();
   for (const { target, stKey } of held.clicks) {
     const now = target.isConnected ? target :
       stKey && document.querySelector(`.${stKey} button, .${stKey} label, .${stKey} input`);
@@ -143,10 +181,10 @@ function bindKeys() {
     const player = inside || (players.length === 1 || !target || target === document.body ? players.at(-1) : null);
     // On the page, a player drawn but not yet mounted (its frames on their way), or one about to be replaced.
     const coming = !player && page && document.querySelector(`[class*="${page.version}"]`);
-    if ((coming || player?.busy()) && PLAYER_KEYS.has(keyName(event))) {
+    if ((coming || pageTakes || player?.busy()) && PLAYER_KEYS.has(keyName(event))) {
       event.preventDefault(); // the server is drawing anew: the key goes to the player it draws
       event.stopPropagation();
-      deferred.push({ key: keyName(event) });
+      deferred.push({ key: keyName(event), at: performance.now() });
     } else if (player && player.key(event)) {
       event.preventDefault();
       event.stopPropagation(); // R is Streamlit's own rerun key too: one press, one Reset
@@ -159,6 +197,9 @@ function bindKeys() {
     if (playerOf(target)) return;
     const player = players.find((p) => p.unheard);
     if (player || heldClick) holdClick(event, player || players[0]);
+    else if (page && target.closest?.(`[class*="${page.keyed}"]`) && !target.closest(page.help) && !typing(target)) {
+      awaitPageRun(); // a page control's: a text box, or a help mark, starts no run
+    }
   }, true);
   // Typing a task: the server hears the player first, while the learner types (a rerun does not take the box).
   window.addEventListener("focusin", (event) => {
@@ -417,7 +458,7 @@ class Player {
 
   // A button's or a slider's action: on the page, while the server draws anew, it waits for the player drawn.
   act(name, ...args) {
-    if (this.busy()) { deferred.push({ name, args }); return; }
+    if (this.busy()) { deferred.push({ name, args, at: performance.now() }); return; }
     this[name](...args);
   }
 
@@ -903,6 +944,7 @@ function mountWith(component, said, frames) {
     parentElement.append(root);
   }
   if (root.player?.version !== data.version) {
+    if (pageTakes) pageRunEnded(); // the run the click started has drawn the player anew
     // What the learner did on the player on screen that the server has not taken (pressed after a click on the
     // page's own controls, before the server answered) is done again on the player it draws: nothing is lost.
     const again = onPage?.untaken(data) || [];
@@ -923,7 +965,8 @@ function mountWith(component, said, frames) {
 // Whether Streamlit is running the page's script (a server action in flight); and when it stops, what waited
 // goes to the player then on screen (a run with the same frames draws no new one).
 // The host page's own marks, as views/player_view.py names them: where it says it is running, the class prefix of
-// its controls, and the class of the player's container that carries the player's version.
+// its controls, the class of the player's container that carries the player's version, the name of its
+// function that presses a key's widget, a control's help mark, and an element a run has not drawn again (yet).
 let page = null;
 function pageBusy() {
   return Boolean(page) && document.querySelector(page.app)?.getAttribute(page.state) === "running";
@@ -933,6 +976,12 @@ function watchPage() {
   const app = page && document.querySelector(page.app);
   if (watching || !app) return;
   watching = true;
-  new MutationObserver(() => { if (!pageBusy() && deferred.length) setTimeout(actDeferred, 150); })
-    .observe(app, { attributes: true, attributeFilter: [page.state] });
+  new MutationObserver((records) => {
+    for (const record of records) { // each start and end, however short the run
+      if (!pageTakes) break;
+      if (record.oldValue !== "running") pageTakes.started = true;
+      else if (pageTakes.started) pageRunEnded();
+    }
+    if (!pageBusy() && deferred.length) setTimeout(actDeferred, 150);
+  }).observe(app, { attributes: true, attributeOldValue: true, attributeFilter: [page.state] });
 }
