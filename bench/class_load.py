@@ -7,7 +7,9 @@ a Step is a fragment rerun). It opens the sandbox, picks the runaway script
 ends, and checks every answer: the status line must show the next turn. On
 All controls the run plays in the player, so the `sandbox` learner hands each
 Step to the server at once, as if a server action followed every Step: the
-most the player's hand-over can cost. The
+most the player's hand-over can cost. The `player` and `player_all` learners
+are the issue's mix, on Start here and on All controls: Steps in the browser,
+and now and then an Undo the server takes (see `player_learner`). The
 trivial page (one button, one counter, a full rerun) runs the same level
 beside it, as the floor. Levels of N learners join, then press for `--seconds`;
 only that window's Steps are counted. Each level has fresh servers, so its
@@ -149,20 +151,23 @@ async def sandbox_learner(url: str, rng: random.Random, joined: asyncio.Semaphor
     await session.close()
 
 
-PLAYER_PAGE = "controls=start&script=runaway&predict=off"  # Start here, the runaway script in the player
+PLAYER_PAGES = {  # the runaway script in the player, on either layout
+    "player": "controls=start&script=runaway&predict=off",
+    "player_all": "controls=all&script=runaway&predict=off",
+}
 SERVER_ACTION_EVERY = 8  # a learner with the player turns to a server action (here Undo) about once in 8 Steps
 
 
 async def player_learner(url: str, rng: random.Random, joined: asyncio.Semaphore, start: asyncio.Event,
-                         window: list[float], tally: Tally) -> None:
-    """Start here with the player: Steps every 2-4 s in the browser, which send nothing; now and then a server
-    action the player asks for itself, which sends what the browser then sends: one trigger carrying the player's
-    actions since the server's last word, and the action (here Undo past what the player did itself; the next
-    scenario goes the same way). That one run of the player's fragment is timed as what reaches the server; it must
-    show the run where the learner left it, one action back."""
+                         window: list[float], tally: Tally, query: str = PLAYER_PAGES["player"]) -> None:
+    """A layout with the player (`query`): Steps every 2-4 s in the browser, which send nothing; now and then a
+    server action the player asks for itself, which sends what the browser then sends: one trigger carrying the
+    player's actions since the server's last word, and the action (here Undo past what the player did itself; the
+    next scenario goes the same way). That one run of the player's fragment is timed as what reaches the server; it
+    must show the run where the learner left it, one action back."""
     async with joined:
         began = time.perf_counter()
-        session = await StreamlitSession.open(url, query_string=PLAYER_PAGE)
+        session = await StreamlitSession.open(url, query_string=query)
         tally.join_ms.append((time.perf_counter() - began) * 1000)
     name = next(n for n in session.components if n.endswith("loop_sandbox.player"))
     data = json.loads(session.components[name][1])[0]
@@ -226,8 +231,9 @@ async def learners_of_one_worker(url: str, page: str, indices: list[int], second
     tally = Tally()
     joined, start = asyncio.Semaphore(JOINING_AT_ONCE), asyncio.Event()
     window, press_at = [float("inf"), float("inf")], [float("inf")]
-    learner = (trivial_learner if page == "trivial" else player_learner if page == "player"  # "shipped": sandbox
-               else functools.partial(sandbox_learner, checking=lambda: checks_left.value > 0))
+    learner = (trivial_learner if page == "trivial"
+               else functools.partial(player_learner, query=PLAYER_PAGES[page]) if page in PLAYER_PAGES
+               else functools.partial(sandbox_learner, checking=lambda: checks_left.value > 0))  # "shipped" too
 
     async def one(index: int) -> None:
         try:
@@ -395,7 +401,7 @@ def print_back_to_back(app: Path) -> None:
 
 
 def print_row(row: dict) -> None:
-    print(f"{row['target']:>5} {row['page']:>7} {row['n']:>4} | {row['steps']:>5} {row['per_s']:>6.1f}/s | "
+    print(f"{row['target']:>5} {row['page']:>10} {row['n']:>4} | {row['steps']:>5} {row['per_s']:>6.1f}/s | "
           f"{row['p50']:>5.0f} {row['p95']:>5.0f} {row['max']:>5.0f} ms | {row['stalled']:>4.0%} | "
           f"{row['dropped']:>4} {len(row['wrong']) - row['dropped']:>3} | "
           f"{row['cpu']:>11.0%} {row['client_cpu']:>6.0%} {row['waited'] * 1000:>7.0f} ms/s "
@@ -410,7 +416,7 @@ def print_row(row: dict) -> None:
         print(f"      ! {problem}")
 
 
-HEADER = ("where   page    N  | Steps  served  |  p50   p95   max    | >=40 | drop bad | CPU: server client "
+HEADER = ("where      page    N  | Steps  served  |  p50   p95   max    | >=40 | drop bad | CPU: server client "
           "no core  a Step   | GC: longest  all    |"
           "  RSS     a session | after time-out held |")
 
@@ -432,7 +438,8 @@ def main() -> int:
                              "at each level and for Steps back to back: the stall views/launcher.py removes")
     parser.add_argument("--pages", default="trivial,sandbox",
                         help="trivial, sandbox (All controls, each Step handed to the server), player (Start here's "
-                             "player: Steps in the browser, now and then an Undo the server takes)")
+                             "player: Steps in the browser, now and then an Undo the server takes), player_all "
+                             "(the same on All controls)")
     parser.add_argument("--app", type=Path, default=ROOT / "sandbox_app.py", help="the page to load")
     args = parser.parse_args()
     levels = [int(n) for n in args.levels.split(",")]
@@ -467,8 +474,8 @@ def main() -> int:
                 row, trivial = mine[(page, learners)], mine.get(("trivial", learners))
                 if trivial is None or alone is None:
                     continue
-                browser = f"; {row['browser_steps']} Steps in the browser" if page == "player" else ""
-                print(f"{target:>5} {page:>7} {learners:>4}: p95 {row['p95'] / trivial['p95']:.2f}x the trivial "
+                browser = f"; {row['browser_steps']} Steps in the browser" if page in PLAYER_PAGES else ""
+                print(f"{target:>5} {page:>10} {learners:>4}: p95 {row['p95'] / trivial['p95']:.2f}x the trivial "
                       f"page, {row['p95'] / alone['p95']:.2f}x one learner ({min(levels)}); CPU a run "
                       f"{row['cpu_a_step'] / max(trivial['cpu_a_step'], 1e-9):.1f}x the trivial page's{browser}")
     return 0
