@@ -10,7 +10,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from agent.page.links import COPY_LINK_TITLE, EMBED_SAYS, Link, copy_link_says, to_query
+from agent.page.links import COPY_LINK_HELP, COPY_LINK_TITLE, EMBED_SAYS, Link, copy_link_says, to_query
 from agent.page.names import Layout
 from agent.page.sandbox import Sandbox
 
@@ -34,7 +34,7 @@ def full_url(query: dict[str, str]) -> str:
 def copy_link_button(box: Sandbox) -> None:
     """Copy link, on either layout: the dialog with the link of the screen and what it leaves out."""
     if st.button("Copy link", icon=":material/link:", key="copy_link", on_click=box.page.widget_began,
-                 help="A link that opens this screen: the run replayed to this turn."):
+                 help=COPY_LINK_HELP):
         link = box.link()
         copy_link_dialog(link, box.link_notes(link), box.layout)
 

@@ -18,7 +18,7 @@ import streamlit as st
 
 from agent.page.frames import frames_key, frames_sent, playable, start_of
 from agent.page.html_cards import CARDS_CSS
-from agent.page.links import COPY_LINK_TITLE, EMBED_SAYS, copy_link_says
+from agent.page.links import COPY_LINK_HELP, COPY_LINK_TITLE, EMBED_SAYS, Link, copy_link_says, to_query
 from agent.page.names import Layout
 from agent.page.player_html import player_file
 from agent.page.sandbox import Notice, Sandbox
@@ -108,16 +108,18 @@ def lost(sent: PlayerSent) -> None:
     sent.viz, sent.frames_key = False, None
 
 
-def draw(box: Sandbox, query: dict[str, str], next_label: str | None, act: Callable[..., Any]) -> None:
-    """The player, from where the Sandbox's run stands; `query` is the address the page writes for it. On All
-    controls it draws the view picked (Run, The loop, Messages) below its step row; on Start here, the beginner's."""
+def draw(box: Sandbox, link: Link, next_label: str | None, act: Callable[..., Any]) -> None:
+    """The player, from where the Sandbox's run stands; `link` is the screen's, whose address the page writes for
+    it. On All controls it draws the view picked (Run, The loop, Messages) below its step row; on Start here, the
+    beginner's."""
+    query = to_query(link)
     key = frames_key(box)
     frames = frames_sent(box, key)
     start = start_of(box)
     layout: dict[str, Any] = {"layout": box.layout.word, "view": str(box.view)}
     if box.layout == Layout.START:  # Copy link is the player's there; All controls' is in the sidebar
-        layout["link"] = {"title": COPY_LINK_TITLE, "says": copy_link_says(box.layout), "embed": EMBED_SAYS,
-                          "notes": box.link_notes(box.link())}
+        layout["link"] = {"title": COPY_LINK_TITLE, "help": COPY_LINK_HELP, "says": copy_link_says(box.layout),
+                          "embed": EMBED_SAYS, "notes": box.link_notes(link)}
     version = hashlib.sha256(json.dumps([key, start, query, box.page.player.taken, layout]).encode()).hexdigest()[:16]
     box.page.player.version = version
 

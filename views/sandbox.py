@@ -18,7 +18,7 @@ from agent.loop import Model
 from agent.models.toy import CAN_DO, EXAMPLE_TASKS
 from agent.page import real_model, view
 from agent.page.keys import KEY_OF, KEYS_CAPTION, PLAYER_KEYS_CAPTION
-from agent.page.links import from_query, to_query
+from agent.page.links import from_query
 from agent.page.names import Layout, ModelKind, NoticeKind, OutcomeKind, View
 from agent.page.safe_text import as_text, scrub
 from agent.page.sandbox import MAX_TOKENS_ON_PAGE, MAX_TURNS_ON_PAGE, VIEWS, Notice, Sandbox
@@ -261,7 +261,7 @@ def sandbox_main(on_player: bool, around: tuple[object, ...]) -> None:
     if on_player:
         with st.empty():  # one place whether or not there is a notice: the player's place in the fragment stays
             show_notice(box)
-        player_view.draw(box, to_query(box.link()), None, act)
+        player_view.draw(box, box.link(), None, act)
         page_link.write_query(box)
         begun_by_a_widget(box)
         return

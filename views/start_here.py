@@ -17,7 +17,6 @@ from agent.page.html_cards import message_html, messages_html, source_html
 from agent.page.keys import KEY_OF, PLAYER_KEYS_CAPTION, START_KEYS_CAPTION
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
-from agent.page.links import to_query
 from agent.page.names import Layout, ModelKind, View
 from agent.page.safe_text import as_code, as_text, with_code
 from agent.page.sandbox import Sandbox
@@ -168,7 +167,7 @@ def player_part(next_label: str | None, act: Callable[..., Any], around: tuple[o
         st.rerun()  # the page around no longer says what the run is, or the server must draw it: draw it all
     with st.empty():  # one place whether or not there is a notice: the player's place in the fragment stays
         show_notice(box)
-    player_view.draw(box, to_query(box.link()), next_label, act)
+    player_view.draw(box, box.link(), next_label, act)
     page_link.write_query(box)  # the address the player wrote, now the server's too
     begun_by_a_widget(box)  # a fragment run's flag is taken here (views/widget_state.py)
 

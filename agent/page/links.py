@@ -48,6 +48,7 @@ SETTINGS = {"tools": list, "max_turns": int, "max_tokens": int, "system": str, "
 
 # The Copy link dialog's words, for the page's own dialog (views/page_link.py) and the player's alike.
 COPY_LINK_TITLE = "A link to this screen"
+COPY_LINK_HELP = "A link that opens this screen: the run replayed to this turn."
 EMBED_SAYS = ("To put the page inside another site (a lesson, a course page), add `&embed=true` to the link and use "
               "it as an `<iframe>`'s `src`.")
 

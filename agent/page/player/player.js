@@ -494,8 +494,7 @@ class Player {
     this.undoButton = button("Undo", "Z", () => this.act("undo"), "Take back the last action (Z)");
     this.redoButton = button("Redo", "Y", () => this.act("redo"), "Take the undone action again (Y)");
     // On Start here's page the player has Copy link too (All controls has the page's own, in the sidebar).
-    this.linkButton = this.host?.link ? button("Copy link", null, () => this.showLink(),
-                                               "A link that opens this screen: the run replayed to this turn") : null;
+    this.linkButton = this.host?.link ? button("Copy link", null, () => this.showLink(), this.host.link.help) : null;
     this.predictBox = el("input", { type: "checkbox", onchange: (e) => this.setPredict(e.target.checked) });
     this.scoreLine = el("span", { class: "lsp-score", "aria-live": "polite" });
     this.slider = el("input", { type: "range", min: "0", step: "1", "aria-label": "Turn looked at",
