@@ -209,3 +209,152 @@ def test_copy_link_in_the_player_shows_the_screens_link_and_it_opens_the_same_sc
     no_exception_box(other)
     other.context.close()
     page.context.close()
+
+
+def test_back_and_forward_walk_the_players_steps_as_they_walk_the_servers(chromium, sandbox):  # noqa: F811
+    """Each action in the player is an address of its own, as a server action's is: Back and Forward show the
+    screen each names, a new action after a Back drops what was ahead, and a reload shows the one in the bar."""
+    from playwright.sync_api import expect
+
+    page, _ = open_player_page(chromium, f"{sandbox.url}/?controls=start&script=runaway&predict=off")
+    for turn in (1, 2, 3):
+        page.keyboard.press("s")
+        expect(page.locator(STATUS)).to_contain_text(f"turn {turn} of 40")
+    assert "played=s.s.s" in page.url
+    page.get_by_role("slider", name="Turn looked at").focus()
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")  # looks back in a row: one address, the last look's
+    expect(page.get_by_text("Looking back at turn 1 of 3.")).to_be_visible()
+    assert "played=s.s.s.l1" in page.url
+    page.go_back()
+    expect(page.get_by_text("Looking back at", exact=False)).to_have_count(0)
+    expect(page.locator(STATUS)).to_contain_text("turn 3 of 40")
+    page.go_back()
+    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40")
+    page.go_back()
+    expect(page.locator(STATUS)).to_contain_text("turn 1 of 40")
+    assert "played=s&" in page.url + "&"
+    page.go_forward()
+    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40")
+    page.go_back()
+    page.go_back()
+    expect(page.locator(STATUS)).to_contain_text("turn 0 of 40")
+    assert "played=" not in page.url
+    page.keyboard.press("s")
+    page.keyboard.press("z")  # the player's Undo: a Step, a Back, a Forward and an Undo are the player's own
+    expect(page.locator(STATUS)).to_contain_text("turn 0 of 40")
+    page.keyboard.press("s")
+    page.keyboard.press("s")
+    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40")
+    assert "played=s.u.s.s" in page.url
+    assert page.go_forward() is None  # a new action after a Back: what was ahead of it is gone
+    page.go_back()
+    expect(page.locator(STATUS)).to_contain_text("turn 1 of 40")
+    wait_for_idle(page)  # Streamlit runs the page for each Back; the server's screen stays where it was
+    expect(page.locator(STATUS)).to_contain_text("turn 1 of 40")
+    page.reload()  # the address in the bar: the screen it names
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_contain_text("turn 1 of 40", timeout=20_000)
+    no_exception_box(page)
+    page.context.close()
+
+
+def test_back_to_a_players_step_after_a_server_action_shows_that_step(chromium, sandbox):  # noqa: F811
+    """The server took the player's actions up (its own Undo, with nothing of the player's left to undo); Back
+    and Forward to the addresses the player wrote before still show the screens they name."""
+    from playwright.sync_api import expect
+
+    page, _ = open_player_page(chromium, f"{sandbox.url}/?controls=start&script=runaway&predict=off")
+    page.keyboard.press("s")
+    page.keyboard.press("s")
+    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40")
+    page.keyboard.press("z")
+    page.keyboard.press("z")
+    expect(page.locator(STATUS)).to_contain_text("turn 0 of 40")
+    server_click(page, "Undo")
+    expect(page.get_by_text("Nothing to undo.")).to_be_visible()
+    page.keyboard.press("s")
+    expect(page.locator(STATUS)).to_contain_text("turn 1 of 40")
+    for turn in (0, 1, 2, 1):  # the Step; the two Undos and the two Steps before the server's Undo
+        page.go_back()
+        expect(page.locator(STATUS)).to_contain_text(f"turn {turn} of 40", timeout=20_000)
+    page.go_forward()
+    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40", timeout=20_000)
+    wait_for_idle(page)
+    expect(page.locator(STATUS)).to_contain_text("turn 2 of 40")
+    no_exception_box(page)
+    page.context.close()
+
+
+def test_back_from_another_scenario_shows_the_step_the_player_was_at(chromium, sandbox):  # noqa: F811
+    """Back from the next scenario (a server action) to the addresses the player wrote on the one before: the
+    server follows each, with what was done in the browser on that screen."""
+    from playwright.sync_api import expect
+    from test_browser_links import settled_url
+
+    page, _ = open_player_page(chromium, f"{sandbox.url}/?controls=start&script=add_then_answer&predict=off")
+    page.keyboard.press("s")
+    page.keyboard.press("e")
+    expect(page.get_by_text("Answer: 2 + 3 is 5.")).to_be_visible()
+    page.get_by_role("button", name="Next scenario: Two tool calls in one reply").click()
+    wait_for_idle(page)
+    expect(page.get_by_text("Scenario 2 of 9: Two tool calls in one reply.")).to_be_visible()
+    settled_url(page, "script=two_calls_one_reply")  # the server writes its address just after its run
+    page.go_back()
+    expect(page.get_by_text("Scenario 1 of 9: Add two numbers, then answer.")).to_be_visible(timeout=20_000)
+    expect(page.locator(STATUS)).to_have_text("turn 2 of 40 · 4 messages · 1 tool call", timeout=20_000)
+    page.go_back()
+    expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 1 tool call", timeout=20_000)
+    page.go_forward()
+    expect(page.locator(STATUS)).to_have_text("turn 2 of 40 · 4 messages · 1 tool call", timeout=20_000)
+    page.go_forward()
+    expect(page.get_by_text("Scenario 2 of 9: Two tool calls in one reply.")).to_be_visible(timeout=20_000)
+    expect(page.locator(STATUS)).to_have_text("turn 0 of 40 · 1 message · 0 tool calls", timeout=20_000)
+    no_exception_box(page)
+    page.context.close()
+
+
+def test_the_link_dialogs_copy_button_copies_the_link_or_selects_it_where_there_is_no_clipboard(
+        chromium, sandbox):  # noqa: F811
+    """Copy in the player's link dialog: the clipboard where the page may write it (a secure address, as
+    127.0.0.1 is), and otherwise the link selected with the keys to copy it, as on a class server reached by its
+    name over plain http, where the browser offers no clipboard at all."""
+    from browser_support import CHROMIUM, CHROMIUM_ARGS
+    from playwright.sync_api import expect
+
+    def copy_in_dialog(page):
+        page.keyboard.press("s")
+        expect(page.locator(STATUS)).to_contain_text("turn 1 of 40")
+        page.get_by_role("button", name="Copy link", exact=True).click()
+        dialog = page.get_by_role("dialog", name="A link to this screen")
+        link = dialog.locator(".lsp-link").inner_text().strip()
+        assert "played=s" in link
+        dialog.get_by_role("button", name="Copy", exact=True).click()
+        return dialog, link
+
+    context = chromium.new_context(viewport={"width": 1440, "height": 1300})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=sandbox.url)
+    page = context.new_page()
+    page.goto(f"{sandbox.url}/?controls=start&script=runaway&predict=off")
+    page.locator(STATUS).wait_for(timeout=30_000)
+    dialog, link = copy_in_dialog(page)
+    expect(dialog.get_by_role("button", name="Copied", exact=True)).to_be_visible()
+    assert page.evaluate("() => navigator.clipboard.readText()") == link
+    context.close()
+
+    port = sandbox.url.rsplit(":", 1)[1]
+    named = chromium.browser_type.launch(  # the class server by name: plain http, not a secure context
+        executable_path=str(CHROMIUM), headless=True,
+        args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP classroom.test 127.0.0.1"])
+    try:
+        page = named.new_page(viewport={"width": 1440, "height": 1300})
+        page.goto(f"http://classroom.test:{port}/?controls=start&script=runaway&predict=off")
+        page.locator(STATUS).wait_for(timeout=30_000)
+        assert page.evaluate("() => window.isSecureContext") is False
+        dialog, link = copy_in_dialog(page)
+        assert link.startswith(f"http://classroom.test:{port}/")
+        expect(dialog.get_by_role("button", name="Selected: copy it with Ctrl+C (⌘C on a Mac)")).to_be_visible()
+        assert page.evaluate("() => window.getSelection().toString()").strip() == link
+        no_exception_box(page)
+    finally:
+        named.close()

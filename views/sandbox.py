@@ -51,6 +51,8 @@ def follow_history(box: Sandbox) -> None:
     box.page.written_query = query
     box.notice = Notice.warning("Part of this address could not be used: " + "; ".join(problems) + ".") \
         if problems else None
+    if (played := st.query_params.get(player_view.PLAYED)) is not None:  # done in the player on that screen
+        player_view.take_up_played(box, played)
     if len(box.tree.branches) > 1:
         ss.change_the_past = True
 

@@ -117,9 +117,10 @@ function actDeferred() {
   }
   if (player.busy() || pageTakes) return; // a page control's run may take this player away: its end calls again
   if (player.root.closest(page.stale)) { setTimeout(actDeferred, 150); return; } // the ended run's leftover
-  for (const action of deferred.splice(0)) {
+  while (deferred.length && !player.busy()) { // in order; one that hands over to the server holds the rest
+    const action = deferred.shift();
     if (action.key) player.key({ key: action.key });
-    else player.act(action.name, ...action.args);
+    else player[action.name](...action.args);
   }
 }
 
@@ -181,10 +182,11 @@ function bindKeys() {
     const player = inside || (players.length === 1 || !target || target === document.body ? players.at(-1) : null);
     // On the page, a player drawn but not yet mounted (its frames on their way), or one about to be replaced.
     const coming = !player && page && document.querySelector(`[class*="${page.version}"]`);
-    if ((coming || pageTakes || player?.busy()) && PLAYER_KEYS.has(keyName(event))) {
+    if ((coming || pageTakes || player?.busy() || deferred.length) && PLAYER_KEYS.has(keyName(event))) {
       event.preventDefault(); // the server is drawing anew: the key goes to the player it draws
       event.stopPropagation();
-      deferred.push({ key: keyName(event), at: performance.now() });
+      deferred.push({ key: keyName(event), at: performance.now() }); // after those still waiting: in order
+      if (!coming && !pageTakes && !player?.busy()) setTimeout(actDeferred, 0);
     } else if (player && player.key(event)) {
       event.preventDefault();
       event.stopPropagation(); // R is Streamlit's own rerun key too: one press, one Reset
@@ -201,6 +203,11 @@ function bindKeys() {
       awaitPageRun(); // a page control's: a text box, or a help mark, starts no run
     }
   }, true);
+  // Back and Forward: each player on the page draws an address of its own (Player.followAddress).
+  window.addEventListener("popstate", () => {
+    dropGone();
+    players.filter((p) => p.host).forEach((p) => p.followAddress());
+  });
   // Typing a task: the server hears the player first, while the learner types (a rerun does not take the box).
   window.addEventListener("focusin", (event) => {
     const target = event.composedPath()[0] || event.target;
@@ -233,6 +240,9 @@ class Player {
     this.timer = null;
     this.notice = "";
     this.svgs = new Map();
+    // Each action is an address of its own in the browser's history, as a server action's is: Back or Forward to
+    // one with the server's screen is drawn here, from where the server's run stands and the address's actions.
+    this.origin = this.state();
     this.build();
     this.draw();
     if (!this.allControls || this.host.view === "Run") this.prerender(); // the views without the graph lay none out
@@ -329,7 +339,6 @@ class Player {
     this.record(`p${pick}`);
     this.score.answered += 1;
     this.score.right += pick === question.right ? 1 : 0;
-    if (!this.asking && this.resumeAfterAnswer) this.play();
     this.draw();
   }
   setPredict(on) {
@@ -354,6 +363,7 @@ class Player {
   takeBack(from, to, word, name) {
     this.pause();
     if (!from.length) {
+      if (this.following) return; // as after a link: nothing to take back, and nothing the server is to hear
       if (!this.host) { this.say(name === "undo" ? "Nothing to undo." : "Nothing to redo."); return; }
       this.handOver(name);
       return;
@@ -376,14 +386,42 @@ class Player {
 
   record(action) {
     if (!this.host) return;
+    // Looks back in a row (a slider dragged, an arrow key held) are one address: the last is the one that counts.
+    const again = action[0] === "l" && this.unheard && this.played.at(-1)?.[0] === "l" && !this.following;
+    if (again) this.played.pop();
     this.played.push(action);
     this.unheard = true;
+    if (this.following) return; // Back or Forward: the address is already there
     const query = this.linkQuery();
     const now = new URLSearchParams(window.location.search); // an embedded page stays embedded (Streamlit's own)
     for (const name of ["embed", "embed_options"]) now.getAll(name).forEach((value) => query.append(name, value));
     try { // a reload, or the address copied from the bar, replays it
-      window.history.replaceState(window.history.state, "", `${window.location.pathname}?${query}`);
+      window.history[again ? "replaceState" : "pushState"]({}, "", `${window.location.pathname}?${query}`);
     } catch (error) { /* an address that cannot be written: the server keeps its own */ }
+  }
+
+  // Back or Forward put an address in the bar. One with the server's screen (and actions done in a player on it) is
+  // drawn here at once, as the server follows a link: from that screen, with nothing to undo before it. Streamlit
+  // runs the page as well, which finds nothing to change. Any other address the server follows (views/sandbox.py).
+  followAddress() {
+    if (!this.root.isConnected || this.waiting) return; // a hand-over's run draws the player anew
+    const query = new URLSearchParams(window.location.search);
+    const played = query.get("played");
+    for (const name of ["played", "embed", "embed_options"]) query.delete(name);
+    const sorted = (params) => [...params].map(([name, value]) => `${name}=${value}`).sort().join("&");
+    if (sorted(query) !== sorted(new URLSearchParams(this.host.query || {}))) return;
+    const actions = played ? played.split(".") : [];
+    this.pause();
+    Object.assign(this, this.origin, { picks: [...this.origin.picks], score: { ...this.origin.score } });
+    this.undone = [];
+    this.redone = [];
+    this.played = [];
+    this.following = true;
+    try { this.replay(actions); } finally { this.following = false; }
+    this.pause();
+    this.unheard = this.played.length > 0;
+    this.notice = "";
+    this.draw();
   }
 
   // Copy link, in the browser: the link of the screen as it stands, with the server's notes on what a link leaves
@@ -458,7 +496,11 @@ class Player {
 
   // A button's or a slider's action: on the page, while the server draws anew, it waits for the player drawn.
   act(name, ...args) {
-    if (this.busy()) { deferred.push({ name, args, at: performance.now() }); return; }
+    if (this.busy() || deferred.length) { // after what still waits: in order
+      deferred.push({ name, args, at: performance.now() });
+      if (!this.busy()) setTimeout(actDeferred, 0);
+      return;
+    }
     this[name](...args);
   }
 
@@ -589,6 +631,7 @@ class Player {
   // ------------------------------------------------------------ drawing a frame
 
   draw() {
+    if (this.following) return; // replaying to an address: drawn once, at its end
     const asking = this.asking;
     const latest = this.frame;
     const shownTurn = this.look ?? latest.turn;
