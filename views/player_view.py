@@ -30,10 +30,11 @@ VERSION_KEY = "player_version_"  # the player's version in its container's key
 ASSETS_KEY = "player_assets"  # the hidden container of Graphviz and the frames (views/page_css.py)
 # Streamlit's page as the player needs to know it: where the page says a script runs, its controls' class prefix,
 # the class of the player's container with its version (a key pressed before that player mounts waits), the page's
-# key presser (views/page_js.py), a control's help mark, and an element the running script has not drawn again.
+# key presser (views/page_js.py), a control's help mark, an element the running script has not drawn again, and
+# an option of a pick list (drawn outside its control's container).
 PAGE = {"app": '[data-testid="stApp"]', "state": "data-test-script-state", "keyed": "st-key-",
         "version": f"st-key-{VERSION_KEY}", "press_key": PRESS_KEY, "help": '[data-testid="stTooltipIcon"]',
-        "stale": '[data-stale="true"]'}
+        "stale": '[data-stale="true"]', "option": '[data-baseweb="popover"] [role="option"]'}
 PLAYED = "played"  # the player's actions in the address, written by the browser: a reload replays them
 
 VIZ = st.components.v2.component(

@@ -199,7 +199,8 @@ function bindKeys() {
     if (playerOf(target)) return;
     const player = players.find((p) => p.unheard);
     if (player || heldClick) holdClick(event, player || players[0]);
-    else if (page && target.closest?.(`[class*="${page.keyed}"]`) && !target.closest(page.help) && !typing(target)) {
+    else if (page && target.closest?.(`[class*="${page.keyed}"], ${page.option}`) && !target.closest(page.help) &&
+             !typing(target)) {
       awaitPageRun(); // a page control's: a text box, or a help mark, starts no run
     }
   }, true);
@@ -496,9 +497,9 @@ class Player {
 
   // A button's or a slider's action: on the page, while the server draws anew, it waits for the player drawn.
   act(name, ...args) {
-    if (this.busy() || deferred.length) { // after what still waits: in order
+    if (this.busy() || pageTakes || deferred.length) { // after what still waits, and a page control's run: in order
       deferred.push({ name, args, at: performance.now() });
-      if (!this.busy()) setTimeout(actDeferred, 0);
+      if (!this.busy() && !pageTakes) setTimeout(actDeferred, 0);
       return;
     }
     this[name](...args);
