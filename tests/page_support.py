@@ -128,6 +128,9 @@ class PlayerShows:
             marked.append(frame["loop_caption"])
         else:
             marked.append(frame["messages_caption"])
+            if self.data.get("chat"):  # the table of what differs, its cells as the page's Markdown has them
+                text += ["Messages API (this page)", "Chat Completions"]
+                marked += [cell for row in self.frames["chat_differences"] for cell in row]
         return [sentence for sentence in text if sentence] + [plain(sentence) for sentence in marked if sentence]
 
     def html(self) -> list[str]:
@@ -138,6 +141,12 @@ class PlayerShows:
             return [frame["loop"]]
         if view == "Run":
             return [cards[0]] if not frame["request"] else cards[frame["new"][0]:frame["new"][1]]
+        if self.data.get("chat"):  # the rows of the frame's messages, beside Chat Completions, and its finish row
+            def held(row: str) -> bool:
+                index = re.search(r'data-row="([^"]+)"', row)[1]
+                return index in ("head", "system") or int(index) < frame["messages"]
+            return [f'<div class="ls-chat-pairs">{"".join(filter(held, self.frames["chat_rows"]))}'
+                    f'{frame["chat_finish"]}</div>']
         return [cards[0], *cards[frame["first_card"]:frame["messages"]]]
 
     def graph(self) -> str:

@@ -22,8 +22,10 @@ from agent.summary import console_lines
 
 FIXTURES = (chromium, sandbox)  # test_browser.py's fixtures: pytest finds them by these names here
 
-# Each row as drawn: its two sides' data, the cards they hold, and their boxes on the page.
-ROWS = """() => [...document.querySelectorAll('.ls-chat-pairs > .ls-pair:not(.ls-pair-head)')].map(row => {
+# Each row as drawn: its two sides' data, the cards they hold, and their boxes on the page. Found by Playwright's
+# locator, which looks inside the player's shadow root as a person's eye does.
+ROW = ".ls-chat-pairs > .ls-pair:not(.ls-pair-head)"
+ROWS = """(rows) => rows.map(row => {
   const box = el => { const r = el.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top,
                                                                      bottom: r.bottom}; };
   const sides = [...row.children].map(side => ({
@@ -64,8 +66,8 @@ def test_every_row_sets_a_message_beside_its_own_translation(chromium, sandbox, 
         page.get_by_text("Beside it: Chat Completions").click()
         wait_for_idle(page)
         expected_rows = len(expected.messages) + bool(expected.system) + 1
-        page.wait_for_function(f"document.querySelectorAll('.ls-chat-pairs > .ls-pair').length == {expected_rows + 1}")
-        rows = page.evaluate(ROWS)
+        expect(page.locator(".ls-chat-pairs > .ls-pair")).to_have_count(expected_rows + 1, timeout=15_000)
+        rows = page.locator(ROW).evaluate_all(ROWS)
         pairs = side_by_side(expected.messages, expected.system)
         assert [r["row"] for r in rows] == (["system"] if expected.system else []) + [
             str(i) for i in range(len(expected.messages))] + ["finish"]
@@ -92,7 +94,7 @@ def test_every_row_sets_a_message_beside_its_own_translation(chromium, sandbox, 
         header = page.locator(".ls-chat-pairs > .ls-pair-head")
         assert header.is_visible() == (not stacked)
         if not stacked:
-            heads = page.evaluate("""() => [...document.querySelectorAll('.ls-pair-head > .ls-side')].map(
+            heads = page.locator(".ls-pair-head > .ls-side").evaluate_all("""(sides) => sides.map(
                 side => ({side: side.dataset.side, text: side.innerText, left: side.getBoundingClientRect().left}))""")
             assert [h["side"] for h in heads] == ["messages-api", "chat-completions"]
             assert heads[0]["text"].startswith("Messages API") and heads[1]["text"].startswith("Chat Completions")

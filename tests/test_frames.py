@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from agent.openai_format import side_by_side
 from agent.page import NotPlayable, frames_of, play, run_page, sandbox_for
 from agent.page.graph import loop_diagram
+from agent.page.html_cards import chat_pairs_html
 from agent.page.lesson_loop import shown_record
 from agent.page.names import Layout
 from agent.page.player_html import frames_to_export
@@ -18,7 +21,7 @@ from agent.page.safe_text import literal, marked_spans, with_code
 from agent.page.sandbox import Sandbox
 from agent.page.screen import screen_of
 from agent.page.turn_details import details_of, first_card, loop_view_caption, messages_caption
-from agent.page.view import builtin_scripts
+from agent.page.view import builtin_scripts, latest_stop_reason
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYER = ROOT / "agent" / "page" / "player"
@@ -46,6 +49,11 @@ def test_each_frame_is_what_the_page_shows_after_as_many_steps(name):
             loop_view_caption(screen), messages_caption(screen.shown, screen.turn), first_card(screen))
         lit = shown_record(screen.shown, screen.turn)
         assert frames.diagrams[frame.path] == loop_diagram(lit.path if lit else None).source
+        # Chat Completions beside the messages: the rows of the frame's messages and its finish row, unmarked
+        rows = [(re.search(r'data-row="([^"]+)"', row)[1], row) for row in frames.chat_rows]
+        held = [row for index, row in rows if index in ("head", "system") or int(index) < frame.messages]
+        assert f'<div class="ls-chat-pairs">{"".join(held)}{frame.chat_finish}</div>' == chat_pairs_html(
+            side_by_side(page.run.messages, page.run.system), range(0), latest_stop_reason(screen.shown))
     assert page.run.done, "the last frame is where the run ends"
     if page.run.records:  # looked back at from the end, the state before turn 1 is said as what it was
         page.look_at(0)

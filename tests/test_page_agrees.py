@@ -7,6 +7,7 @@ from page_support import (
     choose_real,
     click,
     console,
+    html_shown,
     look_back,
     open_sandbox,
     open_tab,
@@ -149,11 +150,11 @@ def test_the_messages_view_sets_chat_completions_beside_it(at):
     click(at, "Step")
     open_tab(at, "Messages")
     run(at.toggle(key="openai_side").set_value(True))
-    pairs = next(h.proto.body for h in at.get("html") if "ls-pairs" in h.proto.body)
+    pairs = next(h for h in html_shown(at) if "ls-chat-pairs" in h)  # the player draws them, from its frames
     assert "tool_call_id" in pairs and "&quot;arguments&quot;: &quot;{\\&quot;a\\&quot;: 2" in pairs
     assert "finish_reason &quot;tool_calls&quot;" in pairs
     table = page_text(at)
-    assert "finish_reason" in table and "one `role: \"tool\"` message per result" in table
+    assert "finish_reason" in table and "one role: \"tool\" message per result" in table  # as a reader sees it
 
 
 def test_an_example_task_for_the_toy_goes_into_the_task_box_and_runs(at):

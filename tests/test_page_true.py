@@ -12,6 +12,7 @@ from page_support import (
     click,
     console,
     full_page,
+    html_shown,
     lesson_code,
     open_sandbox,
     open_tab,
@@ -217,7 +218,7 @@ def test_the_chat_completions_view_names_what_it_leaves_out_and_its_cards_show_t
     click(at, "Run to end")
     open_tab(at, "Messages")
     run(at.toggle(key="openai_side").set_value(True))
-    pairs = next(h.proto.body for h in at.get("html") if "ls-pairs" in h.proto.body)
+    pairs = next(h for h in html_shown(at) if "ls-chat-pairs" in h)  # the player draws them, from its frames
     assert "left out: thinking (Chat Completions has no thinking blocks to send back)" in pairs
     cards = re.findall(r'<div class="ls-oa[^"]*"><span class="ls-oa-role">(\w+)</span><pre>(.*?)</pre>', pairs, re.S)
     assert cards and all(f"&quot;role&quot;: &quot;{role}&quot;" in body for role, body in cards)

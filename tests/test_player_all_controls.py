@@ -186,3 +186,73 @@ def test_keys_and_clicks_made_before_the_server_answers_a_page_control_are_not_l
     expect(page.get_by_role("switch", name="Message threads")).to_be_checked()
     no_exception_box(page)
     page.context.close()
+
+
+def test_a_click_that_starts_no_server_run_hands_nothing_over_and_holds_no_key(chromium, sandbox):  # noqa: F811
+    """A click beside the page's controls, on a caption, on the view already picked or on a choice's help mark
+    starts no run: the player's Steps stay in the browser, and the next key acts at once, not after the wait for a
+    run that never comes."""
+    from playwright.sync_api import expect
+
+    page, sent = open_player_page(chromium, sandbox.url + "/" + REFERENCE)
+    page.keyboard.press("s")  # in the browser: the server has not heard it
+    expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 1 tool call")
+    row = page.locator(".st-key-view_row").bounding_box()
+    before = len(sent)
+    page.mouse.click(row["x"] + row["width"] - 5, row["y"] + row["height"] / 2)  # the row's blank end
+    page.locator(".st-key-undo_row").get_by_text("pick an answer").click()  # the keys' caption
+    page.locator(".st-key-tab").get_by_text("Run", exact=True).click()  # the view already picked
+    page.get_by_role("button", name="Help for Model").click()  # a help mark outside a switch's label
+    page.keyboard.press("Escape")
+    page.keyboard.press("r")  # Reset, in the browser: a key that waited for a run would act seconds later
+    expect(page.get_by_text("No turn has gone through yet. Step sends the first request: the task, alone.")) \
+        .to_be_visible(timeout=1_500)
+    page.wait_for_timeout(500)
+    assert len(sent) == before, "a click that starts no run handed the player's actions to the server"
+
+    page.locator(".st-key-tab").get_by_text("The loop", exact=True).click()  # one that does: handed over first
+    page.keyboard.press("s")  # waits for the player that run draws, and Steps there
+    expect(page.get_by_text("with the lines turn 1 went through lit")).to_be_visible(timeout=20_000)
+    assert len(sent) > before
+    no_exception_box(page)
+    page.context.close()
+
+
+@pytest.mark.parametrize("width", [1440, 900])
+def test_chat_completions_beside_the_messages_steps_and_looks_back_in_the_player(chromium, sandbox,  # noqa: F811
+                                                                                width):
+    """The Messages view's switch sets Chat Completions beside the array; the player draws it, so a Step and a look
+    back there send nothing to the server, and each shows the rows of the messages of its turn."""
+    from playwright.sync_api import expect
+
+    page, sent = open_player_page(chromium, sandbox.url + "/" + REFERENCE + "&view=messages", width)
+    page.get_by_text("Beside it: Chat Completions").click()  # the page's own switch: a server run
+    wait_for_idle(page)
+    expect(page.get_by_role("cell", name="one role: \"tool\" message per result, with its tool_call_id")) \
+        .to_be_visible(timeout=20_000)
+    rows = page.locator(".ls-chat-pairs > .ls-pair:not(.ls-pair-head)")
+    expect(rows).to_have_count(2)  # the system prompt's row and the task's
+    before = len(sent)
+    page.keyboard.press("s")
+    expect(rows).to_have_count(5)  # and the reply's, the results', and stop_reason beside finish_reason
+    expect(page.get_by_text('finish_reason "tool_calls"')).to_be_visible()
+    tool = page.locator(".ls-oa").filter(has_text="tool_call_id")
+    expect(tool).to_have_count(1)
+    assert "ls-new" in tool.get_attribute("class")  # what turn 1 added, marked as the page marks it
+    page.keyboard.press("s")
+    expect(page.get_by_text('finish_reason "stop"')).to_be_visible()
+    expect(rows).to_have_count(6)
+    assert "ls-new" not in tool.get_attribute("class")
+    page.keyboard.press("ArrowLeft")
+    expect(page.get_by_text("Looking back at turn 1 of 2.")).to_be_visible()
+    expect(rows).to_have_count(5)
+    expect(page.get_by_text("3 messages after turn 1; the ones turn 1 added are marked.")).to_be_visible()
+    page.wait_for_timeout(300)
+    assert len(sent) == before, "a Step or a look back beside Chat Completions went to the server"
+    shot(page, f"all-controls-player-chat-{width}.png")
+    page.get_by_text("Beside it: Chat Completions").click()  # off: the array again, where the player was
+    wait_for_idle(page)
+    expect(page.get_by_text("Looking back at turn 1 of 2.")).to_be_visible(timeout=20_000)
+    expect(rows).to_have_count(0)
+    no_exception_box(page)
+    page.context.close()

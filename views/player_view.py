@@ -30,11 +30,14 @@ VERSION_KEY = "player_version_"  # the player's version in its container's key
 ASSETS_KEY = "player_assets"  # the hidden container of Graphviz and the frames (views/page_css.py)
 # Streamlit's page as the player needs to know it: where the page says a script runs, its controls' class prefix,
 # the class of the player's container with its version (a key pressed before that player mounts waits), the page's
-# key presser (views/page_js.py), a control's help mark, an element the running script has not drawn again, and
-# an option of a pick list (drawn outside its control's container).
+# key presser (views/page_js.py), the help mark in a widget's label (a button's help wraps the button itself), an
+# element the running script has not drawn again, an option of a pick list (drawn outside its control's
+# container), and what acts when clicked with no role saying so (a page link's row; the file drop zone).
 PAGE = {"app": '[data-testid="stApp"]', "state": "data-test-script-state", "keyed": "st-key-",
-        "version": f"st-key-{VERSION_KEY}", "press_key": PRESS_KEY, "help": '[data-testid="stTooltipIcon"]',
-        "stale": '[data-stale="true"]', "option": '[data-baseweb="popover"] [role="option"]'}
+        "version": f"st-key-{VERSION_KEY}", "press_key": PRESS_KEY,
+        "help": '[data-testid="stWidgetLabel"] [data-testid="stTooltipIcon"]', "stale": '[data-stale="true"]',
+        "option": '[data-baseweb="popover"] [role="option"]',
+        "acts": '[data-testid="stSidebarNavLinkContainer"], [data-testid="stFileUploaderDropzone"]'}
 PLAYED = "played"  # the player's actions in the address, written by the browser: a reload replays them
 
 VIZ = st.components.v2.component(
@@ -109,15 +112,15 @@ def lost(sent: PlayerSent) -> None:
     sent.viz, sent.frames_key = False, None
 
 
-def draw(box: Sandbox, link: Link, next_label: str | None, act: Callable[..., Any]) -> None:
+def draw(box: Sandbox, link: Link, next_label: str | None, act: Callable[..., Any], chat: bool = False) -> None:
     """The player, from where the Sandbox's run stands; `link` is the screen's, whose address the page writes for
-    it. On All controls it draws the view picked (Run, The loop, Messages) below its step row; on Start here, the
-    beginner's."""
+    it. On All controls it draws the view picked (Run, The loop, Messages, with `chat` Chat Completions beside
+    them) below its step row; on Start here, the beginner's."""
     query = to_query(link)
     key = frames_key(box)
     frames = frames_sent(box, key)
     start = start_of(box)
-    layout: dict[str, Any] = {"layout": box.layout.word, "view": str(box.view)}
+    layout: dict[str, Any] = {"layout": box.layout.word, "view": str(box.view), "chat": chat}
     if box.layout == Layout.START:  # Copy link is the player's there; All controls' is in the sidebar
         layout["link"] = {"title": COPY_LINK_TITLE, "help": COPY_LINK_HELP, "says": copy_link_says(box.layout),
                           "embed": EMBED_SAYS, "notes": box.link_notes(link)}

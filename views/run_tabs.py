@@ -134,8 +134,7 @@ def chat_completions_view(shown: RunState, new: range) -> None:
     """Row by row: this API's message on the left, what Chat Completions carries instead on the right."""
     rows = "\n".join(f"| {what} | {here} | {there} |" for what, here, there in DIFFERENCES)
     st.markdown(f"| | Messages API (this page) | Chat Completions |\n|---|---|---|\n{rows}")
-    stop = shown.records[-1].reply.get("stop_reason") if shown.records and shown.records[-1].reply else None
-    st.html(chat_pairs_html(side_by_side(shown.messages, shown.system), new, stop))
+    st.html(chat_pairs_html(side_by_side(shown.messages, shown.system), new, view.latest_stop_reason(shown)))
 
 
 def export_view(screen: Screen, box: Sandbox) -> None:

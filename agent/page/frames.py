@@ -18,9 +18,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agent.loop import RunState, TurnPath, TurnRecord
+from agent.openai_format import DIFFERENCES, side_by_side
 from agent.page import view
 from agent.page.graph import loop_diagram, run_graph
-from agent.page.html_cards import message_html, source_html
+from agent.page.html_cards import CHAT_HEAD_ROW, chat_finish_row, chat_pair_rows, message_html, source_html
 from agent.page.lesson_loop import lesson_source, shown_record
 from agent.page.lesson_path import PATH
 from agent.page.names import ModelKind
@@ -122,6 +123,8 @@ class Frame:
     messages_caption: str = ""
     first_card: int = 1
     """All controls' Messages view draws the messages from here as cards, those before a line each."""
+    chat_finish: str = ""
+    """Chat Completions beside the messages: the row of the latest reply's `stop_reason` and `finish_reason`."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,11 @@ class Frames:
     """The loop's cycle as DOT, for each `path` a frame names, lit along it."""
     start_looked_back: str = ""
     """The Run view's words for the state before turn 1, looked back at once the run has gone on."""
+    chat_differences: list[tuple[str, str, str]] = field(default_factory=list)
+    """Chat Completions beside the messages: what differs, as this API has it and as that one does (Markdown)."""
+    chat_rows: list[str] = field(default_factory=list)
+    """Chat Completions beside the messages: the head's row, then the system prompt's (if any) and each
+    message's, unmarked (a frame holds those of its messages)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -243,7 +251,7 @@ def _frame(screen: Screen) -> Frame:
         asking_terms=first_terms(run, asking, asking=True) if asking else [],
         details=details_of(screen), loop_caption=loop_view_caption(screen),
         path=str(lit.path) if lit is not None else "", messages_caption=messages_caption(screen.shown, screen.turn),
-        first_card=first_card(screen))
+        first_card=first_card(screen), chat_finish=chat_finish_row(view.latest_stop_reason(run)))
 
 
 def playable(box: Sandbox) -> str | None:
@@ -292,7 +300,8 @@ def frames_of(box: Sandbox) -> Frames:
                   watch=PATH[place].watch if place is not None else "",
                   diagrams={path: loop_diagram(TurnPath(path) if path else None).source
                             for path in sorted({frame.path for frame in frames})},
-                  start_looked_back=looked_back)
+                  start_looked_back=looked_back, chat_differences=list(DIFFERENCES),
+                  chat_rows=[CHAT_HEAD_ROW, *chat_pair_rows(side_by_side(copy.run.messages, run.system), range(0))])
 
 
 def start_of(box: Sandbox) -> dict[str, Any]:

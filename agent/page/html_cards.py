@@ -15,6 +15,7 @@ import keyword
 import tokenize
 from typing import Any
 
+from agent.openai_format import finish_reason, left_out_words
 from agent.page.safe_text import clip_text
 from agent.page.view import LoopSource
 from agent.summary import result_text
@@ -255,10 +256,18 @@ def chat_pairs_html(pairs: list[Any], new: range, stop_reason: str | None = None
     both sides (`data-row` is the message's index, `system` or `finish`), so however many messages or notes a
     translation has, it stays beside the message it translates.
     """
-    from agent.openai_format import finish_reason, left_out_words
+    rows = [CHAT_HEAD_ROW, *chat_pair_rows(pairs, new), chat_finish_row(stop_reason)]
+    return f'<div class="ls-chat-pairs">{"".join(rows)}</div>'
 
-    rows = [_pair_row("head", '<div class="ls-pairs-head">Messages API: what this loop sends</div>',
-                      '<div class="ls-pairs-head">Chat Completions: the same conversation</div>', head=True)]
+
+CHAT_HEAD_ROW = _pair_row("head", '<div class="ls-pairs-head">Messages API: what this loop sends</div>',
+                          '<div class="ls-pairs-head">Chat Completions: the same conversation</div>', head=True)
+
+
+def chat_pair_rows(pairs: list[Any], new: range) -> list[str]:
+    """The rows of `chat_pairs_html` under its head, one for each pair: the player's frames keep them unmarked
+    (`new` empty) and mark a turn's own as the page does."""
+    rows = []
     chat_index = 0  # where the row's first Chat Completions message stands in that API's array
     for pair in pairs:
         count = len(pair.openai)
@@ -274,11 +283,17 @@ def chat_pairs_html(pairs: list[Any], new: range, stop_reason: str | None = None
                  + (f'<div class="ls-gap">{_e(dropped)}</div>' if dropped else ""))
         rows.append(_pair_row(row, left, right, f' data-chat-first="{chat_index}" data-chat-count="{count}"'))
         chat_index += count
-    if stop_reason:
-        said = finish_reason(stop_reason)
-        rows.append(_pair_row("finish", f'<div class="ls-gap">the latest reply: stop_reason "{_e(stop_reason)}"</div>',
-                              f'<div class="ls-gap">finish_reason {_e(json.dumps(said))}</div>'))
-    return f'<div class="ls-chat-pairs">{"".join(rows)}</div>'
+    return rows
+
+
+def chat_finish_row(stop_reason: str | None) -> str:
+    """The last row: the latest reply's `stop_reason` beside the `finish_reason` Chat Completions says ("" before
+    any reply)."""
+    if not stop_reason:
+        return ""
+    said = finish_reason(stop_reason)
+    return _pair_row("finish", f'<div class="ls-gap">the latest reply: stop_reason "{_e(stop_reason)}"</div>',
+                     f'<div class="ls-gap">finish_reason {_e(json.dumps(said))}</div>')
 
 
 def comparison_html(comparison: Any) -> str:

@@ -146,6 +146,12 @@ def outcome(state: RunState) -> Outcome | None:
     return Outcome(OutcomeKind.STOPPED, result, STOP_NOTES.get(reason, UNKNOWN_STOP_NOTE))
 
 
+def latest_stop_reason(state: RunState) -> str | None:
+    """The `stop_reason` of the run's latest reply; None while its latest turn got none."""
+    reply = state.records[-1].reply if state.records else None
+    return str(reply.get("stop_reason")) if reply is not None and reply.get("stop_reason") is not None else None
+
+
 def request_size(request: dict[str, Any]) -> int:
     """How many bytes the request's JSON body holds."""
     return len(json.dumps(request, ensure_ascii=False).encode())

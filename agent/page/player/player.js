@@ -81,6 +81,22 @@ let keysBound = false;
 const typing = (node) => node && (node.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(node.tagName) &&
                                   node.type !== "range" && node.type !== "checkbox");
 const playerOf = (node) => players.find((p) => p.root.contains(node));
+// What a click outside the player may start a server run with: a control that acts when clicked. A click on the page
+// around one, on a text, on the choice already made, on what only opens a list or on a help mark starts none: it
+// neither hands the player's actions over nor holds its keys. A switch's help mark is in its label, and flips it.
+const ACTS = 'a[href], button, summary, [role="button"], [role="option"], [role="radio"], [role="checkbox"], ' +
+             '[role="switch"], [role="tab"], [role="slider"], [role="menuitem"], input[type="checkbox"], ' +
+             'input[type="radio"], input[type="file"], label';
+function mayStartRun(target) {
+  const help = page && target.closest?.(page.help);
+  const control = help ? help.closest("label") : target.closest?.(page?.acts ? `${ACTS}, ${page.acts}` : ACTS);
+  if (!control || control.getAttribute("aria-haspopup") ||
+      control.getAttribute("aria-checked") === "true" || control.getAttribute("aria-selected") === "true" ||
+      control.disabled || control.getAttribute("aria-disabled") === "true") return false;
+  if (control.tagName !== "LABEL") return true;
+  const input = control.querySelector('input[type="checkbox"], input[type="radio"]'); // a switch's or a choice's
+  return Boolean(input) && !(input.type === "radio" && input.checked) && !input.disabled;
+}
 // A player the page took away (another layout, a new run) no longer hears keys or holds clicks.
 const dropGone = () => players.filter((p) => !p.root.isConnected).forEach((gone) => gone.destroy());
 
@@ -196,13 +212,10 @@ function bindKeys() {
     if (!event.isTrusted && heldClick === null && !players.some((p) => p.unheard)) return;
     const target = event.composedPath()[0] || event.target;
     dropGone();
-    if (playerOf(target)) return;
+    if (playerOf(target) || typing(target) || !mayStartRun(target)) return;
     const player = players.find((p) => p.unheard);
     if (player || heldClick) holdClick(event, player || players[0]);
-    else if (page && target.closest?.(`[class*="${page.keyed}"], ${page.option}`) && !target.closest(page.help) &&
-             !typing(target)) {
-      awaitPageRun(); // a page control's: a text box, or a help mark, starts no run
-    }
+    else if (page && target.closest?.(`[class*="${page.keyed}"], ${page.option}`)) awaitPageRun();
   }, true);
   // Back and Forward: each player on the page draws an address of its own (Player.followAddress).
   window.addEventListener("popstate", () => {
@@ -618,6 +631,13 @@ class Player {
       this.loopCaption = el("p", { class: "lsp-caption" });
       this.diagramBox = el("div", { class: "lsp-diagram", "aria-label": "The loop's cycle" });
       this.root.append(el("section", { "aria-label": "The loop" }, this.loopCaption, this.loopBox, this.diagramBox));
+    } else if (this.host.chat) { // Chat Completions beside the array, row by row, as the page's own view has it
+      const row = (cells, tag) => el("tr", {}, ...cells.map((cell) => el(tag, {}, withCode(cell))));
+      const differences = el("table", { class: "lsp-differences" },
+        el("thead", {}, row(["", "Messages API (this page)", "Chat Completions"], "th")),
+        el("tbody", {}, ...this.data.chat_differences.map((cells) => row(cells, "td"))));
+      this.chatBox = el("div", { class: "ls-chat-pairs" });
+      this.root.append(el("section", { "aria-label": "Messages" }, this.messagesCaption, differences, this.chatBox));
     } else {
       this.arrayBox = el("pre", { class: "lsp-json" });
       this.arrayDetails = el("details", {}, el("summary", { text: "The whole array, exactly as sent (JSON)" }),
@@ -696,10 +716,34 @@ class Player {
       this.loopCaption.replaceChildren(withCode(frame.loop_caption));
       this.loopBox.replaceChildren(...this.parsed(frame.loop));
       this.drawDiagram(frame.path);
+    } else if (this.host.chat) {
+      this.drawChat(frame);
     } else {
       this.drawMessages(frame, turn);
       this.drawArray(frame);
     }
+  }
+
+  // Each message's row beside Chat Completions, those `frame` holds, its turn's own marked; then its latest reply's
+  // stop_reason beside the finish_reason.
+  drawChat(frame) {
+    const [start, stop] = frame.new;
+    this.messagesCaption.replaceChildren(withCode(frame.messages_caption));
+    this.chatRows ||= this.data.chat_rows.map((html) => {
+      const row = el("div", { html }).firstElementChild;
+      row.card = row.querySelector(".ls-msg");
+      if (row.card) row.card.badge = el("span", { class: "ls-badge" });
+      return row;
+    });
+    const rows = this.chatRows.filter((row) => row.dataset.row === "head" || row.dataset.row === "system" ||
+                                                Number(row.dataset.row) < frame.messages);
+    for (const row of rows) {
+      const index = Number(row.dataset.row);
+      const fresh = index >= start && index < stop;
+      if (row.card) this.marked(row.card, fresh ? "new" : "");
+      row.querySelectorAll(".ls-oa").forEach((card) => card.classList.toggle("ls-new", fresh));
+    }
+    this.chatBox.replaceChildren(...rows, ...this.parsed(frame.chat_finish));
   }
 
   // The Run view's turn: its heading, what it sent, what came back, the usage, the messages it added, the JSON.
