@@ -28,6 +28,10 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 INSTALL_HINT = "Chromium is needed for the browser tests: apt-get install chromium (it lands at /usr/bin/chromium)"
 
 
+PANEL = "Change the past: fork at a turn, inject a fault, be the model"
+"""The panel's summary: while it is open, or once the run has a fork, the page draws and steps the run itself."""
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -150,10 +150,15 @@ class PlayerShows:
         return [cards[0], *cards[frame["first_card"]:frame["messages"]]]
 
     def graph(self) -> str:
-        """The DOT of the graph the view draws: the run graph, or the Loop view's cycle."""
+        """The DOT of the graph the view draws: the run graph (every turn of it with Every turn on), or the Loop
+        view's cycle."""
         if self.data["view"] == "The loop":
             return self.frames["diagrams"][self.frame["path"]]
-        return self.frame["graph_back" if self.start["look"] is not None or self.asking else "graph"]
+        back = self.start["look"] is not None or self.asking
+        if self.data.get("whole"):
+            kept, own = self.frame["graph_whole_back" if back else "graph_whole"]
+            return "\n".join([*self.frames["graph_lines"][:kept], *own])
+        return self.frame["graph_back" if back else "graph"]
 
 
 def plain(sentence: str) -> str:
@@ -253,6 +258,12 @@ def upload(at: AppTest, name: str, script: dict) -> AppTest:
 _CALL = {"stop_reason": "tool_use", "content": [{"type": "tool_use", "id": "toolu_1", "name": "add",
                                                  "input": {"a": 1, "b": 2}}]}
 ONE_ID_TWICE = {"title": "One id twice", "task": "Add 1 and 2, twice", "replies": [_CALL, _CALL]}
+
+
+def server_draws(at: AppTest) -> AppTest:
+    """Open Change the past: while it is open the page draws and steps the run itself, not the player."""
+    at.session_state["change_the_past"] = True
+    return run(at)
 
 
 def open_tab(at: AppTest, label: str) -> AppTest:

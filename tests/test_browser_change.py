@@ -7,7 +7,7 @@ fixtures are `tests/test_browser.py`'s). Screenshots go to test-artifacts/.
 import re
 
 import pytest
-from browser_support import status_line, undrawable_characters, wait_for_still
+from browser_support import PANEL, status_line, undrawable_characters, wait_for_still
 from test_browser import (
     chromium,
     no_exception_box,
@@ -20,9 +20,6 @@ from test_browser import (
 )
 
 FIXTURES = (chromium, sandbox, sandbox_page)  # test_browser.py's fixtures: pytest finds them by these names here
-PANEL = "Change the past: fork at a turn, inject a fault, be the model"
-
-
 def open_panel(page, tab: str) -> None:
     page.get_by_text(PANEL).click()
     wait_for_idle(page)

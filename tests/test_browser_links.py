@@ -5,7 +5,7 @@ session: nothing shared but the address) and compares the two screens: the statu
 (the graph, the console, the turn's request and reply), the branch picked and the view picked.
 """
 
-from browser_support import open_page, status_line
+from browser_support import PANEL, open_page, status_line
 from test_browser import chromium, no_exception_box, sandbox, sandbox_page, step, wait_for_idle
 from test_browser_change import choose, click, open_panel
 
@@ -176,7 +176,7 @@ def test_back_and_forward_show_the_screens_their_addresses_name(sandbox_page):
     from playwright.sync_api import expect
 
     page = sandbox_page
-    page.get_by_text("Every turn", exact=True).click()  # the page's own Run view: each Step is an address
+    page.get_by_text(PANEL).click()  # Change the past open: the page steps the run itself, each Step an address
     wait_for_idle(page)
     step(page)
     settled_url(page, "actions=")

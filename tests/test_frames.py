@@ -11,7 +11,7 @@ import pytest
 
 from agent.openai_format import side_by_side
 from agent.page import NotPlayable, frames_of, play, run_page, sandbox_for
-from agent.page.graph import loop_diagram
+from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import chat_pairs_html
 from agent.page.lesson_loop import shown_record
 from agent.page.names import Layout
@@ -49,6 +49,10 @@ def test_each_frame_is_what_the_page_shows_after_as_many_steps(name):
             loop_view_caption(screen), messages_caption(screen.shown, screen.turn), first_card(screen))
         lit = shown_record(screen.shown, screen.turn)
         assert frames.diagrams[frame.path] == loop_diagram(lit.path if lit else None).source
+        # Every turn of the run graph: the lines it shares with the last frame's, then its own
+        for (kept, own), next_step in ((frame.graph_whole, not page.run.done), (frame.graph_whole_back, False)):
+            assert "\n".join([*frames.graph_lines[:kept], *own]) == run_graph(page.run, None, next_step).source
+            assert len(own) <= 12 or number == 0, "a frame holds the lines of its own turn, not the whole graph"
         # Chat Completions beside the messages: the rows of the frame's messages and its finish row, unmarked
         rows = [(re.search(r'data-row="([^"]+)"', row)[1], row) for row in frames.chat_rows]
         held = [row for index, row in rows if index in ("head", "system") or int(index) < frame.messages]

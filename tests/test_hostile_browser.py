@@ -6,7 +6,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from browser_support import wait_for_idle
+from browser_support import PANEL, wait_for_idle
 from test_browser import chromium, no_exception_box, pick_view, sandbox, sandbox_page, step  # noqa: F401  (fixtures)
 
 
@@ -78,7 +78,7 @@ def test_an_address_in_any_case_or_an_e_mail_is_shown_as_text_never_as_a_link(sa
     expect(answer).to_contain_text("[X](HTTP://EXAMPLE.COM) AND WWW.FOO.ORG, MAIL A@B.COM", timeout=20_000)
     assert answer.locator("a").count() == 0
     assert "\\" not in answer.inner_text()
-    page.get_by_text("Every turn", exact=True).click()  # the page's own Run view: markdown, the addresses as code
+    page.get_by_text(PANEL).click()  # Change the past open: the page's own Run view, markdown, the addresses as code
     wait_for_idle(page)
     answer = page.get_by_test_id("stAlertContentSuccess")
     expect(answer).to_contain_text("[X](HTTP://EXAMPLE.COM) AND WWW.FOO.ORG, MAIL A@B.COM")

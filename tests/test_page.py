@@ -27,6 +27,7 @@ from page_support import (
     run,
     run_graph_dot,
     screen,
+    server_draws,
     status,
     texts,
     turn_looked_at,
@@ -75,7 +76,7 @@ def test_step_after_the_end_says_so_and_does_nothing(at):
     before = at.session_state["sandbox"].run.to_json()
     click(at, "Step")  # the player says so itself (tests/test_player_browser.py): the server hears of no Step
     assert at.session_state["sandbox"].run.to_json() == before
-    run(at.toggle(key="whole_graph").set_value(True))  # the page draws the run itself: its own Step says so too
+    server_draws(at)  # Change the past open: the page draws the run itself, and its own Step says so too
     click(at, "Step")
     assert "The loop has finished (2 + 3 is 5.)" in texts(at.info)
     assert at.session_state["sandbox"].run.to_json() == before
@@ -106,7 +107,7 @@ def test_the_turn_details_show_the_exact_request_and_the_reply(at):
     shown = at.session_state["sandbox"].run
     assert request == {"model": "fake", **shown.request(shown.records[1])}
     assert list(request)[0] == "model" and len(request["messages"]) == 3
-    run(at.toggle(key="whole_graph").set_value(True))  # the page's own Run view: its JSON made when opened
+    server_draws(at)  # the page's own Run view: its JSON made when opened
     assert not any(c.language == "json" for c in at.code)
     at.session_state["json_request2"] = True
     run(at)

@@ -18,6 +18,7 @@ from page_support import (
     run,
     run_graph_dot,
     screen,
+    server_draws,
     upload,
 )
 from streamlit.testing.v1 import AppTest
@@ -65,7 +66,7 @@ def test_a_script_that_runs_out_ends_the_run_in_words(at):
     assert console(at)[-2].startswith("result: stopped: the script 'runaway' has 40 replies")
     click(at, "Step")  # the player's, which says so itself (tests/test_player_browser.py): the server hears nothing
     assert at.session_state["sandbox"].run is run_state and run_state.turn == 41
-    run(at.toggle(key="whole_graph").set_value(True))  # the page's own Step says so too
+    server_draws(at)  # Change the past open: the page's own Step says so too
     click(at, "Step")
     assert "There is nothing left to step" in page_text(at)
 
@@ -85,6 +86,10 @@ def test_the_whole_graph_toggle_stops_following_the_newest_turn(at):
         click(at, "Step")
     assert player_shows(at) and "earlier" in run_graph_dot(at)  # the player's graph, its newest turn in view
     run(at.toggle(key="whole_graph").set_value(True))
+    assert player_shows(at).data["whole"]  # the player draws every turn (tests/test_browser.py: at the top)
+    assert "earlier" not in run_graph_dot(at) and "ask1 " in run_graph_dot(at)
+    server_draws(at)  # and so does the page where it draws the run itself
+    assert player_shows(at) is None
     assert "earlier" not in run_graph_dot(at) and "ask1 " in run_graph_dot(at)
     assert not graph_box(at).autoscroll  # the box stays at the top, where the turns brought back are
 

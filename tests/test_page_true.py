@@ -20,6 +20,7 @@ from page_support import (
     pick_script,
     run,
     run_graph_dot,
+    server_draws,
     status,
 )
 from streamlit.testing.v1 import AppTest
@@ -67,7 +68,7 @@ def test_a_new_task_after_a_finished_script_run_starts_the_script_again(at):
 
 def test_step_after_the_end_with_the_same_settings_still_says_the_run_has_finished(at):
     click(at, "Run to end")
-    run(at.toggle(key="whole_graph").set_value(True))  # the page's own Step (the player's says so in the browser)
+    server_draws(at)  # Change the past open: the page's own Step (the player's says so in the browser)
     click(at, "Step")
     said = page_text(at)
     assert "The loop has finished (2 + 3 is 5.)" in said and "Reset starts it again" in said

@@ -4,7 +4,7 @@ over what was done first, and a link or a reload opens the same screen. Read as 
 text, roles and labels, the graph's texts."""
 
 import pytest
-from browser_support import wait_for_idle
+from browser_support import PANEL, wait_for_idle
 from test_browser import chromium, no_exception_box, sandbox, shot  # noqa: F401  pytest fixtures
 from test_player_page import STATUS, open_player_page, server_click
 
@@ -95,14 +95,14 @@ def test_what_the_player_does_not_draw_is_the_servers_and_takes_over_where_the_p
     page, _ = open_player_page(chromium, sandbox.url + "/" + REFERENCE)
     page.keyboard.press("s")
     expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 1 tool call")
-    page.get_by_text("Every turn", exact=True).click()  # the whole graph: the page draws the run itself
+    page.get_by_text(PANEL).click()  # Change the past open: the page draws the run itself
     expect(page.get_by_role("slider", name="Look back: the state after turn")).to_be_visible(timeout=20_000)
     wait_for_idle(page)
     expect(page.locator(STATUS)).to_have_count(0)
     expect(page.get_by_text("turn 1 of 40 · 3 messages · 1 tool call")).to_be_visible()
     server_click(page, "Step")  # the page's own Step, from where the player was
     expect(page.get_by_text("turn 2 of 40 · 4 messages · 1 tool call")).to_be_visible()
-    page.get_by_text("Every turn", exact=True).click()
+    page.get_by_text(PANEL).click()  # closed: the player again, where the page was
     wait_for_idle(page)
     expect(page.locator(STATUS)).to_have_text("turn 2 of 40 · 4 messages · 1 tool call", timeout=20_000)
     no_exception_box(page)
@@ -111,8 +111,9 @@ def test_what_the_player_does_not_draw_is_the_servers_and_takes_over_where_the_p
 
 @pytest.mark.parametrize("first", ["", "s"])
 def test_a_key_pressed_as_the_page_takes_the_run_over_is_the_pages_step(chromium, sandbox, first):  # noqa: F811
-    """S pressed at once after a click on Every turn, while the player is still on screen: the page, which draws
-    the run from then on, takes the Step; it is not played later by the player drawn when Every turn goes off.
+    """S pressed at once after a click that opens Change the past, while the player is still on screen: the page,
+    which draws the run from then on, takes the Step; it is not played later by the player drawn when the panel
+    closes.
     With a Step first, the click waits for the server to hear it; without, the click goes at once."""
     from playwright.sync_api import expect
 
@@ -120,7 +121,7 @@ def test_a_key_pressed_as_the_page_takes_the_run_over_is_the_pages_step(chromium
     if first:
         page.keyboard.press(first)
         expect(page.locator(STATUS)).to_have_text("turn 1 of 40 · 3 messages · 1 tool call")
-    page.get_by_text("Every turn", exact=True).click()
+    page.get_by_text(PANEL).click()
     page.keyboard.press("s")  # at once: before the page has drawn the run itself
     after = "turn 2 of 40 · 4 messages · 1 tool call" if first else "turn 1 of 40 · 3 messages · 1 tool call"
     expect(page.get_by_role("slider", name="Look back: the state after turn")).to_be_visible(timeout=20_000)
@@ -128,7 +129,7 @@ def test_a_key_pressed_as_the_page_takes_the_run_over_is_the_pages_step(chromium
     wait_for_idle(page)
     expect(page.locator(STATUS)).to_have_count(0)
     expect(page.get_by_text(after)).to_be_visible()
-    page.get_by_text("Every turn", exact=True).click()
+    page.get_by_text(PANEL).click()
     expect(page.locator(STATUS)).to_have_text(after, timeout=20_000)
     wait_for_idle(page)
     page.wait_for_timeout(500)  # a key held back and played late would show by now
@@ -189,9 +190,9 @@ def test_keys_and_clicks_made_before_the_server_answers_a_page_control_are_not_l
 
 
 def test_a_click_that_starts_no_server_run_hands_nothing_over_and_holds_no_key(chromium, sandbox):  # noqa: F811
-    """A click beside the page's controls, on a caption, on the view already picked or on a choice's help mark
-    starts no run: the player's Steps stay in the browser, and the next key acts at once, not after the wait for a
-    run that never comes."""
+    """A click beside the page's controls, on a caption, on the view already picked or on a help mark starts no
+    run (a switch's help mark shows its help and flips nothing): the player's Steps stay in the browser, and the
+    next key acts at once, not after the wait for a run that never comes."""
     from playwright.sync_api import expect
 
     page, sent = open_player_page(chromium, sandbox.url + "/" + REFERENCE)
@@ -202,13 +203,16 @@ def test_a_click_that_starts_no_server_run_hands_nothing_over_and_holds_no_key(c
     page.mouse.click(row["x"] + row["width"] - 5, row["y"] + row["height"] / 2)  # the row's blank end
     page.locator(".st-key-undo_row").get_by_text("pick an answer").click()  # the keys' caption
     page.locator(".st-key-tab").get_by_text("Run", exact=True).click()  # the view already picked
-    page.get_by_role("button", name="Help for Model").click()  # a help mark outside a switch's label
+    page.get_by_role("button", name="Help for Model").click()
+    page.get_by_role("button", name="Help for Every turn").click()  # in the switch's label: it shows, flips nothing
+    expect(page.get_by_text("Draw the run graph's every turn from the task down")).to_be_visible()
     page.keyboard.press("Escape")
     page.keyboard.press("r")  # Reset, in the browser: a key that waited for a run would act seconds later
     expect(page.get_by_text("No turn has gone through yet. Step sends the first request: the task, alone.")) \
         .to_be_visible(timeout=1_500)
     page.wait_for_timeout(500)
     assert len(sent) == before, "a click that starts no run handed the player's actions to the server"
+    expect(page.get_by_role("switch", name="Every turn")).not_to_be_checked()
 
     page.locator(".st-key-tab").get_by_text("The loop", exact=True).click()  # one that does: handed over first
     page.keyboard.press("s")  # waits for the player that run draws, and Steps there

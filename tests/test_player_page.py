@@ -358,3 +358,25 @@ def test_the_link_dialogs_copy_button_copies_the_link_or_selects_it_where_there_
         no_exception_box(page)
     finally:
         named.close()
+
+
+def test_a_switchs_help_mark_shows_its_help_and_leaves_the_switch_as_it_was(chromium, sandbox):  # noqa: F811
+    """Streamlit draws a switch's help mark inside its label: a press on the "?" to read what All controls is must
+    not switch the page to All controls, nor Predict off."""
+    from playwright.sync_api import expect
+
+    page, sent = open_player_page(chromium, sandbox.url)
+    before = len(sent)
+    for switch, says in (("All controls", "Every control of the sandbox"), ("Predict each turn", "Each Step stops")):
+        page.get_by_role("button", name=f"Help for {switch}").click()
+        expect(page.get_by_text(says)).to_be_visible()
+        page.mouse.move(0, 0)
+    page.wait_for_timeout(500)
+    expect(page.get_by_role("switch", name="All controls")).not_to_be_checked()
+    expect(page.get_by_role("switch", name="Predict each turn")).to_be_checked()
+    assert len(sent) == before, "a press on a help mark started a run"
+    page.get_by_text("All controls", exact=True).click()  # the switch's own words still switch it
+    wait_for_idle(page)
+    expect(page.get_by_role("switch", name="All controls")).to_be_checked(timeout=20_000)
+    no_exception_box(page)
+    page.context.close()

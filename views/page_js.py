@@ -24,7 +24,7 @@ RUN_STORE = "loop-sandbox-run"
 """The tab's sessionStorage key for the sandbox's latest address (its run's link)."""
 PRESS_KEY = "loopSandboxPressKey"
 """The page's function that presses a key's widget: the player hands it a key that waited while the page drew the
-run itself (Every turn, Export)."""
+run itself (Export, Change the past open)."""
 RESTORED = "restored"
 """The query word a bare visit carries when this tab's run was put back into its address."""
 
@@ -192,6 +192,20 @@ PAGE_JS = """
                                           attributeFilter: ["data-test-script-state"]});
   }
 
+  // A switch's help mark stands inside the switch's label, so Streamlit takes a press on it to read the help for a
+  // press on the switch (a "?" beside All controls changed the layout). The press stops here; the help still shows
+  // on hover and on focus.
+  {
+    const inLabel = (event) => (event.composedPath()[0] || event.target).closest?.(__HELP_IN_LABEL__);
+    for (const type of ["pointerdown", "pointerup", "mousedown", "mouseup", "click"]) {
+      window.addEventListener(type, (event) => {
+        if (!inLabel(event)) return;
+        event.stopPropagation();
+        if (type === "click") event.preventDefault();  // nor does the label hand the click to its switch
+      }, true);
+    }
+  }
+
   // The loop's cycle opens where the loop begins. A cycle wider than its column (at 900 px) scrolls sideways,
   // and a box scrolled to its left edge hides where the loop begins, drawn in the middle. Each time the page
   // draws the cycle anew, its box is scrolled so the first node (`start`, "messages = [task]") stands in the
@@ -255,6 +269,7 @@ PAGE_JS = """
 """.replace("__KEYS__", json.dumps(KEYS)).replace("__PICKER__", json.dumps(key_class("tab"))).replace(
     "__PRESS_KEY__", json.dumps(PRESS_KEY)).replace(
     "__HOLD_MS__", str(HOLD_MS)).replace(
+    "__HELP_IN_LABEL__", json.dumps('label [data-testid="stTooltipIcon"]')).replace(
     "__CYCLE__", json.dumps(f'{key_class(LOOP_DIAGRAM_KEY)} [data-testid="stGraphVizChart"]')).replace(
     "__EDITOR__", json.dumps(EDITOR))
 

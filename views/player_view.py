@@ -112,15 +112,16 @@ def lost(sent: PlayerSent) -> None:
     sent.viz, sent.frames_key = False, None
 
 
-def draw(box: Sandbox, link: Link, next_label: str | None, act: Callable[..., Any], chat: bool = False) -> None:
+def draw(box: Sandbox, link: Link, next_label: str | None, act: Callable[..., Any], whole: bool = False,
+         chat: bool = False) -> None:
     """The player, from where the Sandbox's run stands; `link` is the screen's, whose address the page writes for
-    it. On All controls it draws the view picked (Run, The loop, Messages, with `chat` Chat Completions beside
-    them) below its step row; on Start here, the beginner's."""
+    it. On All controls it draws the view picked below its step row (Run, with `whole` every turn of the graph;
+    The loop; Messages, with `chat` Chat Completions beside them); on Start here, the beginner's."""
     query = to_query(link)
     key = frames_key(box)
     frames = frames_sent(box, key)
     start = start_of(box)
-    layout: dict[str, Any] = {"layout": box.layout.word, "view": str(box.view), "chat": chat}
+    layout: dict[str, Any] = {"layout": box.layout.word, "view": str(box.view), "whole": whole, "chat": chat}
     if box.layout == Layout.START:  # Copy link is the player's there; All controls' is in the sidebar
         layout["link"] = {"title": COPY_LINK_TITLE, "help": COPY_LINK_HELP, "says": copy_link_says(box.layout),
                           "embed": EMBED_SAYS, "notes": box.link_notes(link)}

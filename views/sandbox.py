@@ -239,11 +239,11 @@ def task_box(box: Sandbox) -> None:
 
 
 def uses_player(box: Sandbox) -> bool:
-    """Whether All controls draws the run in the player: a run it can play, in a view it draws. Every turn of the
-    graph, the Export view and an open Change the past are the server's."""
+    """Whether All controls draws the run in the player: a run it can play, in a view it draws. The Export view
+    and an open Change the past are the server's."""
     if box.layout != Layout.ALL or ss.get("change_the_past") or not player_view.usable(box):
         return False
-    return {View.RUN: not ss.get("whole_graph"), View.LOOP: True, View.MESSAGES: True}.get(box.view, False)
+    return box.view in (View.RUN, View.LOOP, View.MESSAGES)
 
 
 def drawn_around(box: Sandbox) -> tuple[object, ...]:
@@ -262,7 +262,8 @@ def sandbox_main(on_player: bool, around: tuple[object, ...]) -> None:
     if on_player:
         with st.empty():  # one place whether or not there is a notice: the player's place in the fragment stays
             show_notice(box)
-        player_view.draw(box, box.link(), None, act, chat=box.view == View.MESSAGES and bool(ss.get("openai_side")))
+        player_view.draw(box, box.link(), None, act, whole=box.view == View.RUN and bool(ss.get("whole_graph")),
+                         chat=box.view == View.MESSAGES and bool(ss.get("openai_side")))
         page_link.write_query(box)
         begun_by_a_widget(box)
         return

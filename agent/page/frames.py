@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from agent.loop import RunState, TurnPath, TurnRecord
@@ -125,6 +125,11 @@ class Frame:
     """All controls' Messages view draws the messages from here as cards, those before a line each."""
     chat_finish: str = ""
     """Chat Completions beside the messages: the row of the latest reply's `stop_reason` and `finish_reason`."""
+    graph_whole: tuple[int, list[str]] = (0, [])
+    """The run graph with every turn (All controls' Every turn): how many first lines of `Frames.graph_lines` it
+    shares, and its own lines after them."""
+    graph_whole_back: tuple[int, list[str]] = (0, [])
+    """The same graph as it is looked back at."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +162,9 @@ class Frames:
     """The loop's cycle as DOT, for each `path` a frame names, lit along it."""
     start_looked_back: str = ""
     """The Run view's words for the state before turn 1, looked back at once the run has gone on."""
+    graph_lines: list[str] = field(default_factory=list)
+    """The last frame's run graph with every turn, line by line. A Step only adds to the graph's bottom, so each
+    frame's is most of these lines and a few of its own: a long run's frames do not hold every whole graph."""
     chat_differences: list[tuple[str, str, str]] = field(default_factory=list)
     """Chat Completions beside the messages: what differs, as this API has it and as that one does (Markdown)."""
     chat_rows: list[str] = field(default_factory=list)
@@ -254,6 +262,20 @@ def _frame(screen: Screen) -> Frame:
         first_card=first_card(screen), chat_finish=chat_finish_row(view.latest_stop_reason(run)))
 
 
+def _whole_graphs(run: RunState) -> tuple[str, str]:
+    """The run graph with every turn: with where the next Step goes, and as looked back at."""
+    return run_graph(run, None, next_step=not run.done).source, run_graph(run, None, next_step=False).source
+
+
+def _sharing(lines: list[str], dot: str) -> tuple[int, list[str]]:
+    """`dot` as the count of `lines` it begins with and its own lines after them."""
+    own = dot.split("\n")
+    kept = 0
+    while kept < min(len(lines), len(own)) and own[kept] == lines[kept]:
+        kept += 1
+    return kept, own[kept:]
+
+
 def playable(box: Sandbox) -> str | None:
     """Why the run on screen cannot be played in the browser; None when it can."""
     if box.run_model == ModelKind.REAL:
@@ -278,11 +300,16 @@ def frames_of(box: Sandbox) -> Frames:
     copy.settings.max_tokens, copy.settings.threads = run.max_tokens, run.threads
     copy.start_afresh()
     frames = [_frame(screen_of(copy))]
+    wholes = [_whole_graphs(copy.run)]
     while not copy.run.done:
         if len(frames) > FRAMES_LIMIT:
             raise NotPlayable(f"The run goes on past {FRAMES_LIMIT} Steps: lower its turn limit to play it here.")
         copy.step()
         frames.append(_frame(screen_of(copy)))
+        wholes.append(_whole_graphs(copy.run))
+    lines = wholes[-1][0].split("\n")
+    frames = [replace(frame, graph_whole=_sharing(lines, whole), graph_whole_back=_sharing(lines, back))
+              for frame, (whole, back) in zip(frames, wholes, strict=True)]
     looked_back = ""
     if copy.run.records:
         copy.look_at(0)
@@ -300,7 +327,7 @@ def frames_of(box: Sandbox) -> Frames:
                   watch=PATH[place].watch if place is not None else "",
                   diagrams={path: loop_diagram(TurnPath(path) if path else None).source
                             for path in sorted({frame.path for frame in frames})},
-                  start_looked_back=looked_back, chat_differences=list(DIFFERENCES),
+                  start_looked_back=looked_back, graph_lines=lines, chat_differences=list(DIFFERENCES),
                   chat_rows=[CHAT_HEAD_ROW, *chat_pair_rows(side_by_side(copy.run.messages, run.system), range(0))])
 
 

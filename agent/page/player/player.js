@@ -83,14 +83,13 @@ const typing = (node) => node && (node.isContentEditable || /^(INPUT|TEXTAREA|SE
 const playerOf = (node) => players.find((p) => p.root.contains(node));
 // What a click outside the player may start a server run with: a control that acts when clicked. A click on the page
 // around one, on a text, on the choice already made, on what only opens a list or on a help mark starts none: it
-// neither hands the player's actions over nor holds its keys. A switch's help mark is in its label, and flips it.
+// neither hands the player's actions over nor holds its keys (a switch's help mark flips no switch: views/page_js.py).
 const ACTS = 'a[href], button, summary, [role="button"], [role="option"], [role="radio"], [role="checkbox"], ' +
              '[role="switch"], [role="tab"], [role="slider"], [role="menuitem"], input[type="checkbox"], ' +
              'input[type="radio"], input[type="file"], label';
 function mayStartRun(target) {
-  const help = page && target.closest?.(page.help);
-  const control = help ? help.closest("label") : target.closest?.(page?.acts ? `${ACTS}, ${page.acts}` : ACTS);
-  if (!control || control.getAttribute("aria-haspopup") ||
+  const control = target.closest?.(page?.acts ? `${ACTS}, ${page.acts}` : ACTS);
+  if (!control || (page && control.closest(page.help)) || control.getAttribute("aria-haspopup") ||
       control.getAttribute("aria-checked") === "true" || control.getAttribute("aria-selected") === "true" ||
       control.disabled || control.getAttribute("aria-disabled") === "true") return false;
   if (control.tagName !== "LABEL") return true;
@@ -124,7 +123,7 @@ function actDeferred() {
       if (!pageBusy()) setTimeout(actDeferred, 150);
       return;
     }
-    // The server drew the run itself (Every turn, an export): what waited is the page's, pressed on its own keys.
+    // The server drew the run itself (Export, Change the past): what waited is the page's, pressed on its own keys.
     for (const action of deferred.splice(0)) {
       const key = action.key || KEY_OF_ACTION[action.name];
       if (key) window[page.press_key]?.(key);
@@ -156,7 +155,7 @@ function holdClick(event, player) {
 }
 
 // From a click on one of the page's controls until the run it starts has ended, keys wait: the player on screen
-// may be on its way out (Every turn, Export), and what it took then the server would never hear. A click that
+// may be on its way out (Export, Change the past), and what it took then the server would never hear. A click that
 // starts no run holds them at most HOLD_AT_MOST_MS.
 let pageTakes = null;
 function awaitPageRun() {
@@ -940,10 +939,18 @@ class Player {
   graphOf(index, back) {
     const key = `${index}:${back ? 1 : 0}`;
     if (!this.svgs.has(key)) {
-      const dot = back ? this.frames[index].graph_back : this.frames[index].graph;
+      const dot = this.dotOf(this.frames[index], back);
       this.svgs.set(key, viz().then((v) => v.renderSVGElement(dot)));
     }
     return this.svgs.get(key);
+  }
+
+  // A frame's run graph: its latest turns, or with All controls' Every turn, all of them (the lines it shares with
+  // the last frame's graph, then its own).
+  dotOf(frame, back) {
+    if (!this.host?.whole) return back ? frame.graph_back : frame.graph;
+    const [kept, own] = back ? frame.graph_whole_back : frame.graph_whole;
+    return [...this.data.graph_lines.slice(0, kept), ...own].join("\n");
   }
 
   drawGraph(index, back) {
@@ -956,7 +963,9 @@ class Player {
       this.graphBox.replaceChildren(svg.cloneNode(true));
       const drawn = this.graphBox.firstChild;
       if (fitTexts(drawn)) this.svgs.set(wanted, Promise.resolve(drawn.cloneNode(true)));
-      this.graphBox.scrollTop = this.graphBox.scrollHeight; // the newest turn is at the bottom
+      // The newest turn is at the bottom; with every turn drawn, the box stays where it is (at first the top,
+      // where the turns Every turn brought back are).
+      if (!this.host?.whole) this.graphBox.scrollTop = this.graphBox.scrollHeight;
     }, () => {
       this.graphBox.replaceChildren(el("p", { class: "lsp-caption", text: "The graph cannot be drawn in this " +
         "browser (it needs WebAssembly); the console and the cards say the same." }));
