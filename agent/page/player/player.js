@@ -972,13 +972,20 @@ class Player {
     });
   }
 
-  // Every frame's graph laid out ahead, when the browser is idle: a Step then only swaps an SVG in.
+  // Every frame's graph laid out ahead, when the browser is idle: a Step then only swaps an SVG in. The Steps to come
+  // first, from the one on screen on, then the rest and each as looked back at.
   prerender() {
-    const keys = [];
-    for (let i = 0; i < this.frames.length; i++) keys.push([i, false], [i, true]);
     const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 30));
+    const laidOut = (index, back) => this.svgs.has(`${index}:${back ? 1 : 0}`);
+    const nextOne = () => {
+      for (let i = this.at + 1; i < this.frames.length; i++) if (!laidOut(i, false)) return [i, false];
+      for (let i = 0; i < this.frames.length; i++) {
+        for (const back of [false, true]) if (!laidOut(i, back)) return [i, back];
+      }
+      return null;
+    };
     const next = () => {
-      const item = keys.shift();
+      const item = nextOne();
       if (!item) return;
       this.graphOf(...item).then(() => idle(next), () => {});
     };
