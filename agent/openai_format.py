@@ -27,6 +27,8 @@ from agent.summary import result_text
 # stop_reason -> finish_reason. A reason Chat Completions has no word for maps to None.
 FINISH_REASONS = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length", "stop_sequence": "stop",
                   "refusal": "content_filter"}
+DIFFERENCES_HEAD = ("", "Messages API (this page)", "Chat Completions")
+"""The columns of `DIFFERENCES`, as the page and the player head the table."""
 DIFFERENCES = [
     ("the system prompt", "a `system` parameter beside `messages`", "the first message, `role: \"system\"`"),
     ("tool calls", "`tool_use` blocks in the assistant's `content`, `input` an object",

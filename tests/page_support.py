@@ -128,8 +128,7 @@ class PlayerShows:
             marked.append(frame["loop_caption"])
         else:
             marked.append(frame["messages_caption"])
-            if self.data.get("chat"):  # the table of what differs, its cells as the page's Markdown has them
-                text += ["Messages API (this page)", "Chat Completions"]
+            if self.data.get("chat"):  # the table of what differs, its head first, its cells as Markdown has them
                 marked += [cell for row in self.frames["chat_differences"] for cell in row]
         return [sentence for sentence in text if sentence] + [plain(sentence) for sentence in marked if sentence]
 

@@ -25,6 +25,8 @@ RUN_STORE = "loop-sandbox-run"
 PRESS_KEY = "loopSandboxPressKey"
 """The page's function that presses a key's widget: the player hands it a key that waited while the page drew the
 run itself (Export, Change the past open)."""
+HELP_MARK = '[data-testid="stWidgetLabel"] [data-testid="stTooltipIcon"]'
+"""A widget's help mark, in its label: a switch's label holds it, so a press on it would flip the switch."""
 RESTORED = "restored"
 """The query word a bare visit carries when this tab's run was put back into its address."""
 
@@ -192,14 +194,14 @@ PAGE_JS = """
                                           attributeFilter: ["data-test-script-state"]});
   }
 
-  // A switch's help mark stands inside the switch's label, so Streamlit takes a press on it to read the help for a
-  // press on the switch (a "?" beside All controls changed the layout). The press stops here; the help still shows
-  // on hover and on focus.
+  // A widget's help mark stands in its label, and a switch's label takes a press on it to read the help for a press
+  // on the switch (a "?" beside All controls changed the layout). The press stops here; the help still shows on
+  // hover and on focus.
   {
-    const inLabel = (event) => (event.composedPath()[0] || event.target).closest?.(__HELP_IN_LABEL__);
+    const onHelp = (event) => (event.composedPath()[0] || event.target).closest?.(__HELP_MARK__);
     for (const type of ["pointerdown", "pointerup", "mousedown", "mouseup", "click"]) {
       window.addEventListener(type, (event) => {
-        if (!inLabel(event)) return;
+        if (!onHelp(event)) return;
         event.stopPropagation();
         if (type === "click") event.preventDefault();  // nor does the label hand the click to its switch
       }, true);
@@ -269,7 +271,7 @@ PAGE_JS = """
 """.replace("__KEYS__", json.dumps(KEYS)).replace("__PICKER__", json.dumps(key_class("tab"))).replace(
     "__PRESS_KEY__", json.dumps(PRESS_KEY)).replace(
     "__HOLD_MS__", str(HOLD_MS)).replace(
-    "__HELP_IN_LABEL__", json.dumps('label [data-testid="stTooltipIcon"]')).replace(
+    "__HELP_MARK__", json.dumps(HELP_MARK)).replace(
     "__CYCLE__", json.dumps(f'{key_class(LOOP_DIAGRAM_KEY)} [data-testid="stGraphVizChart"]')).replace(
     "__EDITOR__", json.dumps(EDITOR))
 

@@ -23,7 +23,7 @@ from agent.page.names import Layout
 from agent.page.player_html import player_file
 from agent.page.sandbox import Notice, Sandbox
 from agent.page.sandbox_values import PlayerSent
-from views.page_js import PRESS_KEY
+from views.page_js import HELP_MARK, PRESS_KEY
 
 KEY = "player"  # the component's key: its state holds what the player did since the frames were drawn
 VERSION_KEY = "player_version_"  # the player's version in its container's key
@@ -35,7 +35,7 @@ ASSETS_KEY = "player_assets"  # the hidden container of Graphviz and the frames 
 # container), and what acts when clicked with no role saying so (a page link's row; the file drop zone).
 PAGE = {"app": '[data-testid="stApp"]', "state": "data-test-script-state", "keyed": "st-key-",
         "version": f"st-key-{VERSION_KEY}", "press_key": PRESS_KEY,
-        "help": '[data-testid="stWidgetLabel"] [data-testid="stTooltipIcon"]', "stale": '[data-stale="true"]',
+        "help": HELP_MARK, "stale": '[data-stale="true"]',
         "option": '[data-baseweb="popover"] [role="option"]',
         "acts": '[data-testid="stSidebarNavLinkContainer"], [data-testid="stFileUploaderDropzone"]'}
 PLAYED = "played"  # the player's actions in the address, written by the browser: a reload replays them

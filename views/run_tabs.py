@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from agent.loop import RunState
-from agent.openai_format import DIFFERENCES, side_by_side
+from agent.openai_format import DIFFERENCES, DIFFERENCES_HEAD, side_by_side
 from agent.page import NotPlayable, run_page, view
 from agent.page.frames import GRAPH_TURNS
 from agent.page.graph import loop_diagram, run_graph
@@ -133,7 +133,7 @@ def messages_view(screen: Screen) -> None:
 def chat_completions_view(shown: RunState, new: range) -> None:
     """Row by row: this API's message on the left, what Chat Completions carries instead on the right."""
     rows = "\n".join(f"| {what} | {here} | {there} |" for what, here, there in DIFFERENCES)
-    st.markdown(f"| | Messages API (this page) | Chat Completions |\n|---|---|---|\n{rows}")
+    st.markdown(f"| {' | '.join(DIFFERENCES_HEAD)} |\n|---|---|---|\n{rows}")
     st.html(chat_pairs_html(side_by_side(shown.messages, shown.system), new, view.latest_stop_reason(shown)))
 
 

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from agent.loop import RunState, TurnPath, TurnRecord
-from agent.openai_format import DIFFERENCES, side_by_side
+from agent.openai_format import DIFFERENCES, DIFFERENCES_HEAD, side_by_side
 from agent.page import view
 from agent.page.graph import loop_diagram, run_graph
 from agent.page.html_cards import CHAT_HEAD_ROW, chat_finish_row, chat_pair_rows, message_html, source_html
@@ -166,7 +166,8 @@ class Frames:
     """The last frame's run graph with every turn, line by line. A Step only adds to the graph's bottom, so each
     frame's is most of these lines and a few of its own: a long run's frames do not hold every whole graph."""
     chat_differences: list[tuple[str, str, str]] = field(default_factory=list)
-    """Chat Completions beside the messages: what differs, as this API has it and as that one does (Markdown)."""
+    """Chat Completions beside the messages: the table of what differs, its head first, then each difference as
+    this API has it and as that one does (Markdown)."""
     chat_rows: list[str] = field(default_factory=list)
     """Chat Completions beside the messages: the head's row, then the system prompt's (if any) and each
     message's, unmarked (a frame holds those of its messages)."""
@@ -327,7 +328,7 @@ def frames_of(box: Sandbox) -> Frames:
                   watch=PATH[place].watch if place is not None else "",
                   diagrams={path: loop_diagram(TurnPath(path) if path else None).source
                             for path in sorted({frame.path for frame in frames})},
-                  start_looked_back=looked_back, graph_lines=lines, chat_differences=list(DIFFERENCES),
+                  start_looked_back=looked_back, graph_lines=lines, chat_differences=[DIFFERENCES_HEAD, *DIFFERENCES],
                   chat_rows=[CHAT_HEAD_ROW, *chat_pair_rows(side_by_side(copy.run.messages, run.system), range(0))])
 
 

@@ -632,9 +632,9 @@ class Player {
       this.root.append(el("section", { "aria-label": "The loop" }, this.loopCaption, this.loopBox, this.diagramBox));
     } else if (this.host.chat) { // Chat Completions beside the array, row by row, as the page's own view has it
       const row = (cells, tag) => el("tr", {}, ...cells.map((cell) => el(tag, {}, withCode(cell))));
+      const [head, ...rows] = this.data.chat_differences;
       const differences = el("table", { class: "lsp-differences" },
-        el("thead", {}, row(["", "Messages API (this page)", "Chat Completions"], "th")),
-        el("tbody", {}, ...this.data.chat_differences.map((cells) => row(cells, "td"))));
+        el("thead", {}, row(head, "th")), el("tbody", {}, ...rows.map((cells) => row(cells, "td"))));
       this.chatBox = el("div", { class: "ls-chat-pairs" });
       this.root.append(el("section", { "aria-label": "Messages" }, this.messagesCaption, differences, this.chatBox));
     } else {
